@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: MIT
+# hangtrace: one hand-written GNU Makefile. `make` builds the preload library
+# and the command, `make test` every test, `make demo` a hanging job and its
+# report, `make bench` the budgets of SPEC section 9, `make fuzz` the report
+# reader's fuzz target. Missing Debian packages are installed by
+# scripts/deps.sh (as root) or named with the apt-get line to run.
+
+B ?= build
+PREFIX ?= /usr/local
+CC ?= cc
+CXX ?= c++
+CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda))
+PYTHON ?= /usr/bin/python3
+-include config.mak
+
+WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+	-Wwrite-strings -fno-common -Werror
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc -Ihooks
+OPT ?= -O2
+
+# The library: position independent, everything hidden but the hooks, our
+# few thread-locals in the static TLS block (no __tls_get_addr in handlers).
+LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden \
+	-ftls-model=initial-exec -fno-strict-aliasing -fstack-protector-strong \
+	$(if $(wildcard $(CUDA_HOME)/include/cuda.h),-DHT_HAVE_CUDA_H -I$(CUDA_HOME)/include) \
+	$(if $(wildcard $(CUDA_HOME)/include/nccl.h),-DHT_HAVE_NCCL_H)
+LIB_LDFLAGS := -shared -Wl,--version-script=$(B)/exports.map -Wl,-z,now \
+	-Wl,-z,noexecstack -Wl,--exclude-libs,ALL -Wl,--no-undefined -static-libgcc
+
+LIB_SRCS := $(sort $(wildcard src/*.c) $(wildcard hooks/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
+
+# Library modules that are plain functions over buffers: unit-tested directly.
+CORE_TESTABLE := src/names.c src/jsonw.c src/fmt.c src/options.c \
+	src/identity.c src/phase.c src/inflight.c src/ring.c src/redact.c \
+	src/elfsym.c src/netfacts.c src/ncclid.c
+CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
+
+# The command.
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli $(JANSSON_CFLAGS)
+# The command shares the library's plain modules (options, identity, fmt).
+CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c)) \
+	src/names.c src/fmt.c src/options.c src/identity.c src/procfs.c
+CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
+CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
+
+.PHONY: all lib cli deps test-deps check it test install demo demo-torch bench fuzz clean
+all: lib cli
+lib: $(B)/libhangtrace.so
+cli: $(B)/hangtrace
+
+deps:
+	@scripts/deps.sh build
+test-deps:
+	@scripts/deps.sh test
+
+# The exported names are generated from hooks/hooks.def, the one list.
+$(B)/exports.map: hooks/hooks.def scripts/exports.sh | $(B)
+	scripts/exports.sh $(CC) hooks/hooks.def > $@.tmp && mv $@.tmp $@
+
+$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map
+	$(CC) $(LIB_LDFLAGS) -o $@ $(LIB_OBJS)
+	@scripts/check-lib.sh $@
+
+$(B)/obj/lib/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/hangtrace: $(CLI_OBJS)
+	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm
+
+$(B)/obj/cli/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B):
+	@mkdir -p $@
+
+# ---- tests ---------------------------------------------------------------
+# tests/<dir>/check_*.c  Check suites, linked into one runner with the
+#                        testable library modules and the report, under
+#                        AddressSanitizer and UBSan.
+# tests/<dir>/lib*.c     shared objects  -> $(B)/tests/<dir>/lib*.so
+# tests/<dir>/*.c, *.cc  programs        -> $(B)/tests/<dir>/<name>
+# tests/<dir>/*.sh       integration scripts, run by tests/run-it.sh
+# tests/<dir>/<dir>.mk   optional extra rules (PROG_LDLIBS_<dir>_<name> := ...)
+# tests/fake_cuda, tests/fake_nccl build themselves through their .mk.
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -Itests $(JANSSON_CFLAGS) \
+	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm
+TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))
+CHECK_SRCS := tests/check_main.c $(sort $(wildcard tests/*/check_*.c))
+CHECK_OBJS := $(CHECK_SRCS:%.c=$(B)/obj/check/%.o) \
+	$(CORE_TESTABLE:%.c=$(B)/obj/check/%.o) \
+	$(filter-out $(CORE_TESTABLE:%.c=$(B)/obj/check/%.o),$(CLI_LIB_SRCS:%.c=$(B)/obj/check/%.o))
+PROG_C := $(filter-out %/check_%.c %/lib%.c,$(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.c)))
+PROG_CC := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.cc))
+PROG_SO := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/lib*.c))
+TEST_BINS := $(PROG_C:%.c=$(B)/%) $(PROG_CC:%.cc=$(B)/%) $(PROG_SO:%.c=$(B)/%.so)
+PROG_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O0 -Wall -Wextra -Werror -pthread -rdynamic \
+	-Itests -Iinclude $(if $(wildcard $(CUDA_HOME)/include/cuda.h),-DHT_HAVE_CUDA_H -I$(CUDA_HOME)/include)
+
+-include tests/fake_cuda/fake_cuda.mk
+-include tests/fake_nccl/fake_nccl.mk
+-include $(foreach d,$(TEST_DIRS),$(wildcard $(d)/$(notdir $(d)).mk))
+
+$(B)/tests/check_runner: $(CHECK_OBJS)
+	$(CC) $(SAN) -o $@ $(CHECK_OBJS) $(CHECK_LIBS)
+
+$(B)/obj/check/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/tests/%.so: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $< $(PROG_LDLIBS_$(subst /,_,$*)) -ldl
+
+$(B)/tests/%: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LDLIBS_$(subst /,_,$*)) -ldl
+
+$(B)/tests/%: tests/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -g -O0 -Wall -Wextra -Werror -pthread -o $@ $< $(PROG_LDLIBS_$(subst /,_,$*))
+
+check: $(B)/tests/check_runner
+	$(B)/tests/check_runner
+
+it: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) test-deps
+	@B=$(abspath $(B)) tests/run-it.sh $(IT)
+
+# `make test`: the Check suites, then every integration script; one closing count.
+test: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) test-deps
+	@B=$(abspath $(B)) tests/run-all.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(B)/libhangtrace.so $(DESTDIR)$(PREFIX)/lib/libhangtrace.so
+	install -m 0755 $(B)/hangtrace $(DESTDIR)$(PREFIX)/bin/hangtrace
+
+demo: all $(FAKE_NCCL_LIB) $(TEST_BINS)
+	@B=$(abspath $(B)) examples/demo.sh
+
+demo-torch: all test-deps
+	@B=$(abspath $(B)) examples/demo-torch.sh
+
+bench: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
+	@B=$(abspath $(B)) bench/run.sh
+
+fuzz: all
+	@scripts/deps.sh fuzz
+	@B=$(abspath $(B)) tests/fuzz/run.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

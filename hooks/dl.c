@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dl.c: the dlsym hook. The CUDA runtime reaches the driver, and JAX reaches
+ * NCCL, only through dlsym on a handle, so this is where their wrappers are
+ * handed out (hooks/cuda.c, hooks/nccl.c decide). An RTLD_NEXT lookup is
+ * forwarded as a tail call so glibc still sees the caller's return address:
+ * otherwise another interposer wrapping through dlsym(RTLD_NEXT) would find
+ * itself and recurse (notes Q1, experiment hook_tail.c).
+ */
+#include <dlfcn.h>
+
+#include "ht.h"
+#include "real.h"
+
+/* Family redirects: given what the real dlsym found, maybe return a wrapper. */
+void *ht__cuda_dlsym(void *handle, const char *name, void *found);
+void *ht__nccl_dlsym(void *handle, const char *name, void *found);
+
+static void *lookup(void *handle, const char *name)
+{
+	void *found = ht_real_dlsym(handle, name);
+
+	if (found == NULL || name == NULL || ht_tls.depth > 0 ||
+	    atomic_load_explicit(&ht_g.state, memory_order_relaxed) == HT_OFF)
+		return found;
+	if (name[0] == 'c' && name[1] == 'u')
+		return ht__cuda_dlsym(handle, name, found);
+	if (name[0] == 'n' || name[0] == 'p')
+		return ht__nccl_dlsym(handle, name, found);
+	return found;
+}
+
+HT_EXPORT void *dlsym(void *handle, const char *name)
+{
+	if (handle == RTLD_NEXT)
+		return ht_real_dlsym_fn()(handle, name);	/* must stay a tail call */
+	return lookup(handle, name);
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proc.c: hooks on the process's lifetime. fork records the fork and gives
+ * the child its own trace file; _exit records the status (exit() is seen
+ * through on_exit in state.c); sigaction and signal keep the application's
+ * handlers for the signals the library owns; close, dup2 and dup3 keep an
+ * application from closing or overwriting our trace descriptor. vfork is
+ * never wrapped: a wrapper frame would return twice on the shared stack.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ht.h"
+#include "procfs.h"
+#include "real.h"
+
+static void fork_child(pid_t parent, bool cuda)
+{
+	ht_tls.tid = 0;
+	ht_tls.slot = NULL;
+	ht_tls.hook_depth = 0;
+	ht_tls.nccl_depth = 0;
+	ht_g.pid = getpid();
+	ht_g.fork_parent = parent;
+	ht_g.cuda_inherited = cuda;
+	atomic_store(&ht_g.cuda_initialized, false);
+	atomic_store(&ht_g.gpu_activity, false);
+	ht_inflight_reset(&ht_g.inflight);
+	atomic_store(&ht_g.ring.next, 0);
+	for (size_t i = 0; i < HT_ARRAY_SIZE(ht_g.call_lines); i++)
+		atomic_store(&ht_g.call_lines[i], 0);
+	ht_watchdog_forget();
+	ht__net_fork_child();
+	ht__nccl_fork_child();
+	ht_phases_reset(&ht_g.phases, ht_now());
+	if (ht_trace_reopen_child() < 0) {
+		atomic_store(&ht_g.state, HT_OFF);
+		return;
+	}
+	char buf[256];
+	struct ht_jw w;
+	if (ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_LAUNCH, HT_BEGIN))
+		ht_ev_emit(&w);
+}
+
+/* True when the watchdog is the only thread besides the caller, so that a
+ * process which checks its thread count at fork (Python 3.12's warning)
+ * would count it. */
+static bool watchdog_is_only_other_thread(void)
+{
+	char buf[1024];
+	if (ht_read_file("/proc/self/stat", buf, sizeof(buf)) <= 0)
+		return false;
+	const char *p = strrchr(buf, ')');
+	for (int i = 0; p != NULL && i < 18; i++)	/* field 20: num_threads */
+		p = strchr(p + 1, ' ');
+	return p != NULL && p[1] == '2' && p[2] == ' ';
+}
+
+HT_EXPORT pid_t fork(void)
+{
+	ht_real_init();
+	if (!ht_active() || ht_tls.depth > 0)
+		return ht_real.fork();
+
+	bool cuda = atomic_load(&ht_g.cuda_initialized);
+	pid_t parent = ht_g.pid;
+	/* With no GPU activity yet, the watchdog steps aside across the fork
+	 * so the process still looks single-threaded; the next hook (close,
+	 * typically, right after) brings it back. */
+	bool park = !atomic_load(&ht_g.gpu_activity) && watchdog_is_only_other_thread();
+	if (park)
+		ht_watchdog_stop();
+	pid_t pid = ht_real.fork();
+	int saved = errno;
+	if (pid == 0) {
+		fork_child(parent, cuda);
+	} else {
+		if (park)
+			atomic_store(&ht_g.watchdog_parked, true);
+		if (pid > 0) {
+			char buf[256];
+			struct ht_jw w;
+			ht_ev_begin(&w, buf, sizeof(buf), HT_EV_FORK);
+			ht_jw_int(&w, "child", pid);
+			ht_jw_bool(&w, "cuda_initialized", cuda);
+			ht_ev_emit(&w);
+		}
+	}
+	errno = saved;
+	return pid;
+}
+
+static void exit_line(int status)
+{
+	char buf[256];
+	struct ht_jw w;
+
+	/* A vfork child shares our memory and descriptor: it must not write. */
+	if (!ht_active() || ht_tls.depth > 0 || syscall(SYS_getpid) != ht_g.pid)
+		return;
+	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_EXIT);
+	ht_jw_int(&w, "status", status);
+	ht_ev_emit(&w);
+}
+
+HT_EXPORT void _exit(int status)
+{
+	ht_real_init();
+	exit_line(status);
+	if (ht_real._exit != NULL)
+		ht_real._exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+HT_EXPORT void _Exit(int status)
+{
+	ht_real_init();
+	exit_line(status);
+	if (ht_real._Exit != NULL)
+		ht_real._Exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+HT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	ht_real_init();
+	if (!ht_active() || ht_tls.depth > 0 || !ht_signal_owned(sig))
+		return ht_real.sigaction(sig, act, old);
+	return ht_signal_app_action(sig, act, old);
+}
+
+HT_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	ht_real_init();
+	if (!ht_active() || ht_tls.depth > 0 || !ht_signal_owned(sig))
+		return ht_real.signal(sig, handler);
+	/* glibc's signal() is BSD semantics: SA_RESTART, handler stays. */
+	struct sigaction act = { .sa_handler = handler, .sa_flags = SA_RESTART }, old;
+	sigemptyset(&act.sa_mask);
+	if (ht_signal_app_action(sig, &act, &old) != 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void *)old.sa_sigaction : old.sa_handler;
+}
+
+/* The application is about to close or replace fd: if it is our trace
+ * descriptor, let go of it first; the next event reopens the file. */
+static void fd_going(int fd)
+{
+	ht_watchdog_unpark();
+	if (fd < 0 || !ht_active())
+		return;
+	ht__net_fd_closing(fd);
+	int ours = atomic_load_explicit(&ht_g.trace_fd, memory_order_relaxed);
+	if (fd == ours && atomic_compare_exchange_strong(&ht_g.trace_fd, &ours, -1))
+		ht_g.trace_lost = true;
+}
+
+HT_EXPORT int close(int fd)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0)
+		fd_going(fd);
+	return ht_real.close(fd);
+}
+
+HT_EXPORT int dup2(int oldfd, int newfd)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0 && oldfd != newfd)
+		fd_going(newfd);
+	return ht_real.dup2(oldfd, newfd);
+}
+
+HT_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0)
+		fd_going(newfd);
+	return ht_real.dup3(oldfd, newfd, flags);
+}

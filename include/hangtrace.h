@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hangtrace.h: the one public header. It fixes the vocabulary shared by the
+ * preload library, which writes trace files, and the `hangtrace` command,
+ * which reads them: startup phases, trace event types and verdict codes, each
+ * as one X-macro list so that enums and name tables are generated, never
+ * indexed by hand. The field-by-field contract of every event is in
+ * doc/trace-format.md; SPEC.md section 7 is its public subset.
+ */
+#ifndef HANGTRACE_H
+#define HANGTRACE_H
+
+#define HT_TRACE_FORMAT "hangtrace/1"
+#define HT_REPORT_FORMAT "hangtrace-report/1"
+#define HT_VERSION "0.1.0"
+
+/*
+ * Startup phases in the order a healthy rank normally reaches them
+ * (SPEC section 5). The order is also the order the report uses to decide
+ * that one rank is "earlier" than another.
+ */
+#define HT_PHASE_MAP(XX)        \
+	XX(LAUNCH, "launch")           \
+	XX(RENDEZVOUS, "rendezvous")   \
+	XX(CUDA_INIT, "cuda_init")     \
+	XX(DEVICE, "device")           \
+	XX(NCCL_ID, "nccl_id")         \
+	XX(NCCL_INIT, "nccl_init")     \
+	XX(FIRST_COLLECTIVE, "first_collective") \
+	XX(STEADY, "steady")
+
+enum ht_phase {
+#define XX(id, name) HT_PHASE_##id,
+	HT_PHASE_MAP(XX)
+#undef XX
+	HT_PHASE_COUNT
+};
+
+/* Trace event types (the "t" field of every line). */
+#define HT_EVENT_MAP(XX)          \
+	XX(HEADER, "header")             \
+	XX(PHASE, "phase")               \
+	XX(CALL, "call")                 \
+	XX(CONNECT, "connect")           \
+	XX(LISTEN, "listen")             \
+	XX(ACCEPT, "accept")             \
+	XX(RESOLVE, "resolve")           \
+	XX(HOST, "host")                 \
+	XX(IDENTITY, "identity")         \
+	XX(VERSION, "version")           \
+	XX(CUDA, "cuda")                 \
+	XX(NCCL, "nccl")                 \
+	XX(FORK, "fork")                 \
+	XX(EXEC, "exec")                 \
+	XX(SIGNAL, "signal")             \
+	XX(STALL, "stall")               \
+	XX(THREAD, "thread")             \
+	XX(DUMP_END, "dump_end")         \
+	XX(WARNING, "warning")           \
+	XX(EXIT, "exit")
+
+enum ht_event_type {
+#define XX(id, name) HT_EV_##id,
+	HT_EVENT_MAP(XX)
+#undef XX
+	HT_EV_COUNT
+};
+
+/* Verdict codes of `hangtrace report` (SPEC section 8); stable names. */
+#define HT_VERDICT_MAP(XX)                                   \
+	XX(MISSING_RANK, "missing_rank")                            \
+	XX(RANK_EXITED, "rank_exited")                              \
+	XX(STRAGGLER, "straggler")                                  \
+	XX(WORLD_SIZE_MISMATCH, "world_size_mismatch")              \
+	XX(DUPLICATE_RANK, "duplicate_rank")                        \
+	XX(RENDEZVOUS_UNREACHABLE, "rendezvous_unreachable")        \
+	XX(MASTER_ADDR_LOOPBACK, "master_addr_loopback")            \
+	XX(SOCKET_IFNAME_MISSING, "socket_ifname_missing")          \
+	XX(UNIQUE_ID_MISMATCH, "unique_id_mismatch")                \
+	XX(DUPLICATE_GPU, "duplicate_gpu")                          \
+	XX(TOO_MANY_LOCAL_RANKS, "too_many_local_ranks")            \
+	XX(VISIBLE_DEVICES_INCONSISTENT, "visible_devices_inconsistent") \
+	XX(CUDA_INIT_FAILED, "cuda_init_failed")                    \
+	XX(STUB_DRIVER, "stub_driver")                              \
+	XX(DRIVER_TOO_OLD, "driver_too_old")                        \
+	XX(FORK_AFTER_CUDA_INIT, "fork_after_cuda_init")            \
+	XX(VERSION_MISMATCH, "version_mismatch")                    \
+	XX(NCCL_INIT_ERROR, "nccl_init_error")                      \
+	XX(COLLECTIVE_MISMATCH, "collective_mismatch")              \
+	XX(COLLECTIVE_LAG, "collective_lag")                        \
+	XX(SHM_TOO_SMALL, "shm_too_small")                          \
+	XX(STALLED, "stalled")
+
+enum ht_verdict_code {
+#define XX(id, name) HT_VERDICT_##id,
+	HT_VERDICT_MAP(XX)
+#undef XX
+	HT_VERDICT_COUNT
+};
+
+/* Why a dump was taken (the "reason" of a stall event). */
+#define HT_DUMP_REASON_MAP(XX) \
+	XX(TIMEOUT, "timeout")        \
+	XX(SIGTERM, "sigterm")        \
+	XX(ON_DEMAND, "on_demand")
+
+enum ht_dump_reason {
+#define XX(id, name) HT_DUMP_##id,
+	HT_DUMP_REASON_MAP(XX)
+#undef XX
+	HT_DUMP_REASON_COUNT
+};
+
+/* The name of a phase, event type, verdict or dump reason; NULL if out of range. */
+const char *ht_phase_name(int phase);
+const char *ht_event_name(int type);
+const char *ht_verdict_name(int code);
+const char *ht_dump_reason_name(int reason);
+
+/* The value whose name is s, or -1. */
+int ht_phase_from_name(const char *s);
+int ht_event_from_name(const char *s);
+int ht_verdict_from_name(const char *s);
+
+#endif /* HANGTRACE_H */

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+/*
+ * abi.h: the platform differences, in one place. glibc versions its dlsym;
+ * the baseline version of each architecture is tried first because a failed
+ * dlvsym allocates (glibc 2.36, notes Q7). __libc_dlsym and _dl_sym are gone
+ * since glibc 2.34 and are never used.
+ */
+#ifndef HT_ABI_H
+#define HT_ABI_H
+
+#if defined(__x86_64__)
+static const char *const ht_glibc_dlsym_versions[] = { "GLIBC_2.2.5", "GLIBC_2.34" };
+#define HT_REG_IP(uc) ((uintptr_t)((ucontext_t *)(uc))->uc_mcontext.gregs[REG_RIP])
+#elif defined(__aarch64__)
+static const char *const ht_glibc_dlsym_versions[] = { "GLIBC_2.17", "GLIBC_2.34" };
+#define HT_REG_IP(uc) ((uintptr_t)((ucontext_t *)(uc))->uc_mcontext.pc)
+#else
+#error "hangtrace supports x86-64 and aarch64"
+#endif
+
+#include <ucontext.h>
+
+#endif

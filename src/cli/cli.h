@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cli.h: the subcommands of `hangtrace` and what they share.
+ */
+#ifndef HT_CLI_H
+#define HT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Exit statuses (documented in `hangtrace --help`). */
+enum { HT_EXIT_OK = 0, HT_EXIT_VERDICT = 1, HT_EXIT_USAGE = 2 };
+
+int ht_run_main(int argc, char **argv);
+int ht_dump_main(int argc, char **argv);
+int ht_report_main(int argc, char **argv);
+
+/* The default trace folder for this environment, as the library computes
+ * it ("./hangtrace.<job>"), made absolute. */
+void ht_cli_default_dir(char *out, size_t cap);
+
+#endif

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dump.c: one dump (SPEC section 6), written by the watchdog thread: the
+ * stall line with the calls in flight, the families' extra lines (pending
+ * connects), a thread line per thread with its native frames, Python frames,
+ * CPU time and state, and dump_end with the I/O counters and the collective
+ * ring. Threads are signalled once each and waited for a bounded time; one
+ * that does not answer is described from /proc instead. Memory comes from
+ * an arena mapped for the dump and unmapped after it: no malloc.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "procfs.h"
+#include "pystack.h"
+#include "real.h"
+#include "unwind.h"
+
+#define ARENA_SIZE (64u << 20)		/* reserved, touched only as used */
+#define ANSWER_WAIT_NS (60 * 1000000LL)	/* the bound on unanswered threads */
+#define MAX_THREADS 4096
+
+static char line[65536];
+static uint32_t dump_no;
+static uint32_t unwind_gen;
+
+void ht__net_dump(void);
+void ht__cuda_dump(void);
+void ht__nccl_dump(void);
+
+struct thr {
+	pid_t tid;
+	int slot;		/* index in ht_uslots, -1 if none */
+	bool signalled;
+	bool answered;
+	struct ht_stat st;
+	bool have_stat;
+};
+
+static size_t list_threads(struct thr *t, size_t max)
+{
+	char buf[8192];
+	size_t n = 0;
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (r <= 0)
+			break;
+		for (long off = 0; off < r;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			int64_t tid;
+			if (ht_parse_i64(d->d_name, &tid) && n < max)
+				t[n++] = (struct thr){ .tid = (pid_t)tid, .slot = -1 };
+			off += d->d_reclen;
+		}
+	}
+	syscall(SYS_close, fd);
+	return n;
+}
+
+static int slot_for(pid_t tid)
+{
+	int free_slot = -1;
+	for (int i = 0; i < HT_USLOTS; i++) {
+		pid_t s = atomic_load(&ht_uslots[i].tid);
+		if (s == tid)
+			return i;
+		if (s == 0 && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot >= 0) {
+		struct ht_uslot *u = &ht_uslots[free_slot];
+		atomic_store(&u->want, 0);
+		atomic_store(&u->sent, 0);
+		atomic_store(&u->answered, 0);
+		atomic_store(&u->done, 0);
+		atomic_store(&u->tid, tid);
+	}
+	return free_slot;
+}
+
+/* Frees the slots of threads that no longer exist. */
+static void reap_slots(const struct thr *t, size_t n)
+{
+	for (int i = 0; i < HT_USLOTS; i++) {
+		pid_t s = atomic_load(&ht_uslots[i].tid);
+		if (s == 0)
+			continue;
+		bool alive = false;
+		for (size_t k = 0; k < n && !alive; k++)
+			alive = t[k].tid == s;
+		if (!alive)
+			atomic_store(&ht_uslots[i].tid, 0);
+	}
+}
+
+/* True when tid blocks our dump signal (SigBlk in its status): it would
+ * not answer until it unblocks, so it is described from /proc at once. */
+static bool blocks_dump_signal(pid_t tid)
+{
+	char path[64], buf[2048];
+	size_t n = ht_strlcpy(path, "/proc/self/task/", sizeof(path));
+	n += ht_fmt_i64(path + n, tid);
+	ht_strlcpy(path + n, "/status", sizeof(path) - n);
+	if (ht_read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	const char *p = strstr(buf, "\nSigBlk:");
+	if (p == NULL)
+		return false;
+	p += 9;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	/* A 64-bit hex mask, signal k at bit k-1 counted from the right. */
+	const char *end = p;
+	while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f'))
+		end++;
+	int bit = ht_g.dump_signal - 1;
+	const char *digit = end - 1 - bit / 4;
+	if (digit < p)
+		return false;
+	int v = *digit <= '9' ? *digit - '0' : *digit - 'a' + 10;
+	return (v >> (bit % 4)) & 1;
+}
+
+static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
+{
+	pid_t self = ht_tls.tid;
+	size_t waiting = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].tid == self || (t[i].slot = slot_for(t[i].tid)) < 0)
+			continue;
+		struct ht_uslot *u = &ht_uslots[t[i].slot];
+		/* At most one signal outstanding per thread: real-time signals
+		 * queue, and a masked thread would get them all at once later. */
+		if (atomic_load(&u->sent) != atomic_load(&u->answered) ||
+		    blocks_dump_signal(t[i].tid))
+			continue;
+		atomic_store(&u->want, gen);
+		atomic_store(&u->sent, gen);
+		if (ht_signal_thread(t[i].tid, (uint32_t)t[i].slot, gen) == 0) {
+			t[i].signalled = true;
+			waiting++;
+		} else {
+			atomic_store(&u->answered, gen);
+		}
+	}
+	int64_t deadline = ht_now() + ANSWER_WAIT_NS;
+	while (waiting > 0 && ht_now() < deadline) {
+		struct timespec ts = { 0, 200000 };
+		nanosleep(&ts, NULL);
+		waiting = 0;
+		for (size_t i = 0; i < n; i++)
+			if (t[i].signalled && !t[i].answered) {
+				if (atomic_load_explicit(&ht_uslots[t[i].slot].done,
+							 memory_order_acquire) == gen)
+					t[i].answered = true;
+				else
+					waiting++;
+			}
+	}
+}
+
+static void write_stall(enum ht_dump_reason why, int n, int64_t age_ns, int64_t now)
+{
+	struct ht_jw w;
+	struct ht_inflight_view v[64];
+	size_t nv = ht_inflight_snapshot(&ht_g.inflight, v, HT_ARRAY_SIZE(v));
+	int64_t coarse = ht_now_coarse();
+	int cur = atomic_load(&ht_g.phases.current);
+
+	ht_ev_begin(&w, line, sizeof(line), HT_EV_STALL);
+	ht_jw_uint(&w, "dump", dump_no);
+	ht_jw_str(&w, "reason", ht_dump_reason_name(why));
+	ht_jw_str(&w, "phase", cur >= 0 ? ht_phase_name(cur) : NULL);
+	ht_jw_secs(&w, "phase_age", now - atomic_load(&ht_g.phases.changed_ns));
+	ht_jw_int(&w, "n", n);
+	ht_jw_secs(&w, "deadline", ht_g.opt.timeout_ns);
+	if (why == HT_DUMP_TIMEOUT)
+		ht_jw_secs(&w, "age", age_ns);
+	ht_jw_arr_begin(&w, "calls");
+	for (size_t i = 0; i < nv; i++) {
+		atomic_store(&v[i].slot->stalled_seq, v[i].seq);
+		ht_jw_obj_begin(&w, NULL);
+		ht_jw_str(&w, "name", ht_hook_name(v[i].hook));
+		ht_jw_int(&w, "tid", v[i].tid);
+		ht_jw_secs(&w, "age", coarse - v[i].start_ns);
+		ht_jw_end(&w);
+	}
+	ht_jw_end(&w);
+	ht_ev_emit(&w);
+}
+
+static void write_frames(struct ht_jw *w, const struct ht_uslot *u, const struct ht_symq *q)
+{
+	ht_jw_arr_begin(w, "frames");
+	for (int k = 0; k < u->n; k++) {
+		char f[1400], hex[24];
+		const struct ht_symq *s = &q[k];
+		size_t len = ht_strlcpy(f, s->name != NULL ? s->name : "??", 1100);
+		if (len > 1100)
+			len = 1100;
+		len += ht_strlcpy(f + len, " (", sizeof(f) - len);
+		if (s->map != NULL) {
+			len += ht_strlcpy(f + len, ht_basename(s->map->path), 200);
+			if (len > sizeof(f) - 30)
+				len = sizeof(f) - 30;
+			ht_fmt_hex(hex, s->vaddr != 0 ? s->vaddr : s->addr - s->map->lo + s->map->off);
+			f[len++] = '+';
+			len += ht_strlcpy(f + len, hex, sizeof(f) - len);
+		} else {
+			len += ht_strlcpy(f + len, "??", sizeof(f) - len);
+		}
+		ht_strlcpy(f + len, ")", sizeof(f) - len);
+		ht_jw_str(w, NULL, f);
+	}
+	ht_jw_end(w);
+}
+
+static void write_unanswered(struct ht_jw *w, pid_t tid)
+{
+	char path[64], buf[256];
+	size_t n = ht_strlcpy(path, "/proc/self/task/", sizeof(path));
+	n += ht_fmt_i64(path + n, tid);
+	ht_strlcpy(path + n, "/wchan", sizeof(path) - n);
+	ssize_t r = ht_read_file(path, buf, sizeof(buf));
+	ht_jw_str(w, "wchan", r > 0 ? buf : NULL);
+	ht_strlcpy(path + n, "/syscall", sizeof(path) - n);
+	r = ht_read_file(path, buf, sizeof(buf));
+	while (r > 0 && buf[r - 1] == '\n')
+		buf[--r] = '\0';
+	ht_jw_str(w, "syscall", r > 0 ? buf : NULL);
+}
+
+static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct thr *t,
+			 struct ht_pythread *py, size_t npy, uint32_t gen)
+{
+	struct ht_jw w;
+	char path[64];
+	long ticks = sysconf(_SC_CLK_TCK);
+	size_t n = ht_strlcpy(path, "/proc/self/task/", sizeof(path));
+	n += ht_fmt_i64(path + n, t->tid);
+	ht_strlcpy(path + n, "/stat", sizeof(path) - n);
+	t->have_stat = ht_read_stat(path, &t->st);
+
+	ht_ev_begin(&w, line, sizeof(line), HT_EV_THREAD);
+	ht_jw_uint(&w, "dump", dump_no);
+	ht_jw_int(&w, "tid", t->tid);
+	ht_jw_str(&w, "name", t->have_stat ? t->st.comm : NULL);
+	ht_jw_bool(&w, "main", t->tid == ht_g.pid);
+	char state[2] = { t->have_stat ? t->st.state : '?', '\0' };
+	ht_jw_str(&w, "state", state);
+	if (t->have_stat && ticks > 0)
+		ht_jw_secs(&w, "cpu", (int64_t)((t->st.utime + t->st.stime) *
+					   (uint64_t)(HT_NS_PER_SEC / ticks)));
+	bool watchdog = t->tid == ht_tls.tid;
+	const struct ht_uslot *u = t->slot >= 0 && t->answered ? &ht_uslots[t->slot] : NULL;
+	ht_jw_bool(&w, "answered", u != NULL);
+	if (watchdog)
+		ht_jw_bool(&w, "hangtrace", true);
+	if (u != NULL && atomic_load(&u->done) == gen) {
+		size_t mark = a->used;
+		struct ht_symq *q = ht_arena_alloc(a, (size_t)(u->n > 0 ? u->n : 1) * sizeof(*q));
+		if (q != NULL) {
+			/* Return addresses point after the call: look up ip-1. */
+			for (int k = 0; k < u->n; k++)
+				q[k].addr = k == 0 ? u->ip[k] : u->ip[k] - 1;
+			ht_symbolize(a, maps, q, (size_t)u->n);
+			write_frames(&w, u, q);
+		}
+		for (size_t k = 0; k < npy; k++) {
+			if (py[k].ident != u->pthread)
+				continue;
+			ht_jw_arr_begin(&w, "python");
+			for (int f = 0; f < py[k].n; f++)
+				ht_jw_str(&w, NULL, py[k].frames[f]);
+			ht_jw_end(&w);
+		}
+		a->used = mark;
+	} else if (!watchdog) {
+		write_unanswered(&w, t->tid);
+	}
+	ht_ev_emit(&w);
+}
+
+struct ring_ctx {
+	struct ht_jw *w;
+};
+
+static void ring_entry(const struct ht_coll *c, void *arg)
+{
+	struct ht_jw *w = ((struct ring_ctx *)arg)->w;
+	ht_jw_obj_begin(w, NULL);
+	ht_jw_hex(w, "comm", c->comm);
+	ht_jw_uint(w, "seq", c->seq);
+	ht_jw_str(w, "op", ht_nccl_op_name(c->op));
+	ht_jw_uint(w, "count", c->count);
+	ht_jw_str(w, "dtype", ht_nccl_dtype_name(c->dtype));
+	ht_jw_str(w, "redop", c->redop >= 0 ? ht_nccl_redop_name(c->redop) : NULL);
+	ht_jw_int(w, "peer", c->peer);
+	ht_jw_secs(w, "mono", c->mono_ns);
+	ht_jw_end(w);
+}
+
+static void write_io(struct ht_jw *w)
+{
+	static const char *const keys[] = { "rchar", "wchar", "syscr", "syscw",
+					    "read_bytes", "write_bytes" };
+	char buf[1024];
+	ht_jw_obj_begin(w, "io");
+	if (ht_read_file("/proc/self/io", buf, sizeof(buf)) > 0) {
+		for (size_t i = 0; i < HT_ARRAY_SIZE(keys); i++) {
+			size_t k = strlen(keys[i]);
+			for (char *p = buf; (p = strstr(p, keys[i])) != NULL; p++) {
+				if ((p != buf && p[-1] != '\n') || p[k] != ':')
+					continue;
+				int64_t v = 0;
+				for (char *d = p + k + 1; *d == ' ' || (*d >= '0' && *d <= '9'); d++)
+					if (*d != ' ')
+						v = v * 10 + (*d - '0');
+				ht_jw_int(w, keys[i], v);
+				break;
+			}
+		}
+	}
+	ht_jw_end(w);
+}
+
+static void write_end(struct ht_arena *a, int64_t t0, size_t threads, size_t unanswered,
+		      const char *py)
+{
+	/* The ring may be 4096 entries: this line gets a buffer of its own. */
+	size_t cap = 1u << 20;
+	char *buf = ht_arena_alloc(a, cap);
+	struct ht_jw w;
+	if (buf == NULL) {
+		buf = line;
+		cap = sizeof(line);
+	}
+	ht_ev_begin(&w, buf, cap, HT_EV_DUMP_END);
+	ht_jw_uint(&w, "dump", dump_no);
+	ht_jw_secs(&w, "dur", ht_now() - t0);
+	ht_jw_uint(&w, "threads", threads);
+	ht_jw_uint(&w, "unanswered", unanswered);
+	ht_jw_str(&w, "unwinder", ht_unwind_name());
+	if (py != NULL)
+		ht_jw_str(&w, "python", py);
+	write_io(&w);
+	struct ring_ctx ctx = { &w };
+	ht_jw_arr_begin(&w, "collectives");
+	uint64_t total = ht_ring_walk(&ht_g.ring, ring_entry, &ctx);
+	ht_jw_end(&w);
+	ht_jw_uint(&w, "collectives_total", total);
+	ht_ev_emit(&w);
+}
+
+void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
+{
+	struct ht_arena a;
+	int64_t t0 = ht_now();
+
+	if (atomic_load(&ht_g.trace_fd) < 0 && !ht_g.trace_lost)
+		return;
+	dump_no++;
+	write_stall(why, n, age_ns, t0);
+	ht__net_dump();
+	ht__cuda_dump();
+	ht__nccl_dump();
+	if (ht_arena_open(&a, ARENA_SIZE) < 0) {
+		ht_ev_warning("dump incomplete: no memory for the stacks");
+		return;
+	}
+	ht_unwind_prepare();
+	struct thr *t = ht_arena_alloc(&a, MAX_THREADS * sizeof(*t));
+	size_t nt = t != NULL ? list_threads(t, MAX_THREADS) : 0;
+	reap_slots(t, nt);
+	uint32_t gen = ++unwind_gen;
+	signal_and_wait(t, nt, gen);
+
+	struct ht_maps maps = { 0 };
+	ht_maps_read(&a, &maps);
+	struct ht_pythread *py = NULL;
+	size_t npy = 0;
+	const char *py_status = ht_py_capture(&a, &maps, &py, &npy);
+
+	size_t unanswered = 0;
+	for (size_t i = 0; i < nt; i++) {
+		write_thread(&a, &maps, &t[i], py, npy, gen);
+		if (!t[i].answered && t[i].tid != ht_tls.tid)
+			unanswered++;
+	}
+	write_end(&a, t0, nt, unanswered, py_status);
+	ht_arena_close(&a);
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/*
+ * procfs.h: small readers of /proc and of our own trace file, shared by the
+ * writer, the header and the dump. All use open/read/close only: no stdio,
+ * no malloc, so they may run in the dump path and in forked children.
+ */
+#ifndef HT_PROCFS_H
+#define HT_PROCFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ht.h"
+
+/* Reads at most cap-1 bytes of path into buf, NUL-terminated; length or -errno. */
+ssize_t ht_read_file(const char *path, char *buf, size_t cap);
+
+struct ht_stat {
+	char state;		/* R, S, D, Z, T, t, ... */
+	uint64_t utime, stime;	/* clock ticks */
+	uint64_t start_ticks;	/* since boot */
+	pid_t ppid;
+	char comm[20];
+};
+
+/* Parses /proc/<pid>/stat or /proc/self/task/<tid>/stat contents. */
+bool ht_parse_stat(const char *text, struct ht_stat *st);
+/* Reads and parses the stat file at path. */
+bool ht_read_stat(const char *path, struct ht_stat *st);
+/* The boot id (36 characters), "" when unreadable. */
+void ht_boot_id(char out[40]);
+/* True when the last header of the trace file at path names this process. */
+bool ht_proc_trace_matches(const char *path, pid_t pid);
+
+/* header.c */
+void ht_proc_write_header(enum ht_reason why);
+void ht_proc_write_exec(void);
+/* One "hangtrace[pid]: a b c" line on stderr. */
+void ht_say(const char *a, const char *b, const char *c);
+
+#endif

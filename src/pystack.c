@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pystack.c: the Python frames of every thread of a CPython process, from
+ * the watchdog thread, without the GIL, through CPython's own traceback
+ * dumper (the one faulthandler uses): PyUnstable_DumpTracebackThreads, else
+ * the exported _Py_DumpTracebackThreads (3.8, 3.11, 3.12), else the same
+ * function found in libpython's .symtab where it is local (3.9, 3.10, 3.13).
+ * Its text goes to a memfd and is parsed into frames per thread. Never
+ * called from a signal handler.
+ */
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pystack.h"
+#include "procfs.h"
+#include "real.h"
+
+typedef const char *(*dump_fn)(int fd, void *interp, void *tstate);
+
+static dump_fn find_dumper(const struct ht_maps *maps, const char **why)
+{
+	dump_fn fn = ht_real_dlsym(RTLD_DEFAULT, "PyUnstable_DumpTracebackThreads");
+	if (fn == NULL)
+		fn = ht_real_dlsym(RTLD_DEFAULT, "_Py_DumpTracebackThreads");
+	if (fn != NULL)
+		return fn;
+	/* Local in 3.9, 3.10 and 3.13: look in the symbol table of the object
+	 * that holds Py_IsInitialized (the executable or libpython). */
+	void *anchor = ht_real_dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+	const struct ht_map *m = anchor != NULL ? ht_maps_find(maps, (uintptr_t)anchor) : NULL;
+	if (m != NULL && m->path[0] == '/')
+		fn = (dump_fn)ht_sym_lookup(maps, m->path, "_Py_DumpTracebackThreads");
+	if (fn == NULL)
+		*why = "unavailable: this CPython exports no traceback dumper and its "
+		       "symbol table is stripped";
+	return fn;
+}
+
+/* "0x00007f..." after "Thread " or "Current thread ". */
+static bool thread_line(const char *s, uint64_t *ident)
+{
+	const char *p = strstr(s, "hread 0x");
+	if (p == NULL || (p != s + 1 && strncmp(s, "Current t", 9) != 0))
+		return false;
+	p += 8;
+	uint64_t v = 0;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		v = v << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	*ident = v;
+	return true;
+}
+
+/* '  File "path", line N in func' -> "func (path:N)" */
+static const char *frame_line(struct ht_arena *a, const char *s)
+{
+	const char *f = strstr(s, "File \"");
+	if (f == NULL)
+		return NULL;
+	f += 6;
+	const char *fe = strstr(f, "\", line ");
+	if (fe == NULL)
+		return NULL;
+	const char *ln = fe + 8;
+	const char *le = strstr(ln, " in ");
+	if (le == NULL)
+		return NULL;
+	const char *fn = le + 4;
+	size_t fnlen = strlen(fn), flen = (size_t)(fe - f), llen = (size_t)(le - ln);
+	char *out = ht_arena_alloc(a, fnlen + flen + llen + 5);
+	if (out == NULL)
+		return NULL;
+	size_t n = 0;
+	memcpy(out + n, fn, fnlen);
+	n += fnlen;
+	memcpy(out + n, " (", 2);
+	n += 2;
+	memcpy(out + n, f, flen);
+	n += flen;
+	out[n++] = ':';
+	memcpy(out + n, ln, llen);
+	n += llen;
+	out[n++] = ')';
+	out[n] = '\0';
+	return out;
+}
+
+const char *ht_py_capture(struct ht_arena *a, const struct ht_maps *maps,
+			  struct ht_pythread **out, size_t *nout)
+{
+	const char *why = NULL;
+
+	*out = NULL;
+	*nout = 0;
+	int (*is_init)(void) = ht_real_dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+	if (is_init == NULL)
+		return NULL;	/* not a CPython process */
+	if (!is_init())
+		return "unavailable: the interpreter is not initialised";
+	dump_fn fn = find_dumper(maps, &why);
+	if (fn == NULL)
+		return why;
+
+	int fd = (int)syscall(SYS_memfd_create, "hangtrace-python", MFD_CLOEXEC);
+	if (fd < 0)
+		return "unavailable: memfd_create failed";
+	const char *err = fn(fd, NULL, NULL);
+	off_t len = lseek(fd, 0, SEEK_END);
+	char *text = len > 0 && len < (16 << 20) ? ht_arena_alloc(a, (size_t)len + 1) : NULL;
+	if (text != NULL && pread(fd, text, (size_t)len, 0) != len)
+		text = NULL;
+	syscall(SYS_close, fd);
+	if (text == NULL)
+		return err != NULL ? err : "unavailable: the traceback dumper wrote nothing";
+	text[len] = '\0';
+
+	/* Count threads to size the array, then fill it. */
+	size_t threads = 0;
+	for (char *p = text; (p = strstr(p, "hread 0x")) != NULL; p++)
+		threads++;
+	struct ht_pythread *t = ht_arena_alloc(a, (threads + 1) * sizeof(*t));
+	const char **frames = ht_arena_alloc(a, (size_t)(len / 8 + 1) * sizeof(*frames));
+	if (t == NULL || frames == NULL)
+		return "unavailable: out of dump memory";
+	size_t nt = 0, nf = 0;
+	for (char *line = text; line != NULL && *line != '\0';) {
+		char *eol = strchr(line, '\n');
+		if (eol != NULL)
+			*eol = '\0';
+		uint64_t ident;
+		if (thread_line(line, &ident) && nt < threads + 1) {
+			t[nt].ident = ident;
+			t[nt].frames = frames + nf;
+			t[nt].n = 0;
+			nt++;
+		} else if (nt > 0) {
+			const char *f = frame_line(a, line);
+			if (f != NULL && nf < (size_t)(len / 8 + 1)) {
+				frames[nf++] = f;
+				t[nt - 1].n++;
+			}
+		}
+		line = eol != NULL ? eol + 1 : NULL;
+	}
+	*out = t;
+	*nout = nt;
+	return "ok";
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * state.c: the library's lifetime. The constructor only reads the
+ * environment (SPEC section 4): a process without a rank identity gets no
+ * file, no thread and no output until a hooked CUDA or NCCL call makes it
+ * relevant. Activation opens the trace, writes the header and launch,
+ * installs the signal handlers and starts the watchdog. Any internal failure
+ * switches the library off: every hook then passes straight through.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "real.h"
+
+__thread struct ht_tls ht_tls __attribute__((tls_model("initial-exec")));
+struct ht_global ht_g = { .state = HT_OFF, .trace_fd = -1 };
+
+extern char **environ;
+
+static pthread_mutex_t act_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool exit_registered, atfork_registered;
+
+void ht_disable(const char *why)
+{
+	if (atomic_exchange(&ht_g.state, HT_OFF) == HT_ACTIVE && why != NULL)
+		ht_ev_warning(why);
+}
+
+static void host_name(void)
+{
+	struct utsname u;
+
+	if (uname(&u) != 0)
+		ht_strlcpy(u.nodename, "unknown", sizeof(u.nodename));
+	ht_strlcpy(ht_g.host, u.nodename, sizeof(ht_g.host));
+	/* The host names a file: no '/' and no leading dot. */
+	for (char *p = ht_g.host; *p != '\0'; p++)
+		if (*p == '/' || (p == ht_g.host && *p == '.'))
+			*p = '_';
+}
+
+static void on_exit_record(int status, void *arg)
+{
+	(void)arg;
+	char buf[256];
+	struct ht_jw w;
+
+	if (!ht_active() || getpid() != ht_g.pid)
+		return;
+	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_EXIT);
+	ht_jw_int(&w, "status", status);
+	ht_ev_emit(&w);
+}
+
+static void atfork_prepare(void) { pthread_mutex_lock(&act_lock); }
+static void atfork_parent(void) { pthread_mutex_unlock(&act_lock); }
+static void atfork_child(void) { pthread_mutex_init(&act_lock, NULL); }
+
+static void launch_line(void)
+{
+	char buf[256];
+	struct ht_jw w;
+
+	if (ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_LAUNCH, HT_BEGIN))
+		ht_ev_emit(&w);
+}
+
+static void activate_locked(enum ht_reason why)
+{
+	ht_real_init();
+	host_name();
+	ht_g.pid = getpid();
+	ht_phases_reset(&ht_g.phases, ht_now());
+	ht_g.dump_signal = ht_signal_pick_dump();
+
+	int rc = ht_trace_open(why);
+	if (rc < 0) {
+		const char *name = ht_errno_name(-rc);
+		ht_say("not tracing: cannot create ", ht_g.trace_path[0] != '\0' ?
+		       ht_g.trace_path : ht_g.opt.dir, name != NULL ?
+		       (rc == -EACCES ? " (not a folder and file owned by this user: EACCES)" :
+			rc == -ELOOP ? " (a symbolic link is in the way: ELOOP)" : " (see errno in strace)") :
+		       "");
+		atomic_store(&ht_g.state, HT_OFF);
+		return;
+	}
+	for (int i = 0; i < ht_g.opt.nwarnings; i++)
+		ht_say(ht_g.opt.warnings[i], NULL, NULL);
+	for (int i = 0; i < ht_g.id.nwarnings; i++)
+		ht_say(ht_g.id.warnings[i], NULL, NULL);
+	atomic_store_explicit(&ht_g.state, HT_ACTIVE, memory_order_release);
+	launch_line();
+
+	if (ht_signals_install() < 0)
+		ht_ev_warning("could not install signal handlers: no SIGTERM dumps");
+	if (!exit_registered && on_exit(on_exit_record, NULL) == 0)
+		exit_registered = true;
+	if (!atfork_registered && pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
+		atfork_registered = true;
+	ht__net_activate();
+	ht__nccl_activate();
+	if (why != HT_REASON_FORK && ht_watchdog_start() < 0)
+		ht_ev_warning("could not start the watchdog thread: no stall dumps");
+}
+
+bool ht_activate(enum ht_reason why)
+{
+	int s = atomic_load_explicit(&ht_g.state, memory_order_acquire);
+
+	if (s == HT_ACTIVE) {
+		/* A forked child has its file but no watchdog until it becomes
+		 * relevant itself (SPEC section 4). */
+		if (why != HT_REASON_FORK && why != HT_REASON_IDENTITY)
+			ht_watchdog_start();
+		return true;
+	}
+	if (s != HT_IDLE || ht_tls.depth > 0)
+		return false;
+	ht_tls.depth++;
+	pthread_mutex_lock(&act_lock);
+	if (atomic_load(&ht_g.state) == HT_IDLE)
+		activate_locked(why);
+	pthread_mutex_unlock(&act_lock);
+	ht_tls.depth--;
+	return ht_active();
+}
+
+/* An exec'd image of a traced process continues its file even without a
+ * rank identity: only where HANGTRACE_DIR names the folder. */
+static bool traced_before_exec(void)
+{
+	char path[sizeof(ht_g.trace_path)];
+	size_t n;
+
+	if (ht_g.opt.dir[0] == '\0')
+		return false;
+	host_name();
+	n = ht_strlcpy(path, ht_g.opt.dir, sizeof(path));
+	n += ht_strlcpy(path + n, "/", sizeof(path) - n);
+	n += ht_strlcpy(path + n, ht_g.host, sizeof(path) - n);
+	n += ht_strlcpy(path + n, ".", sizeof(path) - n);
+	if (n + 32 >= sizeof(path))
+		return false;
+	n += ht_fmt_i64(path + n, getpid());
+	ht_strlcpy(path + n, ".jsonl", sizeof(path) - n);
+	if (access(path, F_OK) != 0)
+		return false;
+	return ht_proc_trace_matches(path, getpid());
+}
+
+__attribute__((constructor)) static void ht_init(void)
+{
+	/* Set-user-ID and set-group-ID programs are never traced. */
+	if (getauxval(AT_SECURE) != 0)
+		return;
+	ht_options_parse(environ, &ht_g.opt);
+	if (ht_g.opt.disable)
+		return;
+	ht_identity_from_env(environ, &ht_g.opt, &ht_g.id);
+	ht_g.pid = getpid();
+	atomic_store_explicit(&ht_g.state, HT_IDLE, memory_order_release);
+	if (ht_g.id.rank >= 0 || traced_before_exec())
+		ht_activate(HT_REASON_IDENTITY);
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * watchdog.c: one thread per traced process that declares a stall when the
+ * current startup phase (steady excluded), or a blocking hooked call, has
+ * lasted longer than HANGTRACE_TIMEOUT, and dumps at 1x, 2x and 4x the
+ * deadline (SPEC section 6). It sleeps until the next deadline; signal
+ * handlers wake it through an eventfd for SIGTERM and on-demand dumps. It
+ * blocks every signal, so process-directed signals never land on it.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "real.h"
+
+static pthread_t thread;
+static _Atomic bool running, stopping;
+static _Atomic int efd = -1;
+static _Atomic uint32_t req_gen, done_gen;
+static _Atomic uint32_t req_reasons;
+static _Atomic bool stall_dumped;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool ht_watchdog_running(void)
+{
+	return atomic_load(&running);
+}
+
+bool ht_watchdog_dumped(void)
+{
+	return atomic_load(&stall_dumped);
+}
+
+static void wake(void)
+{
+	uint64_t one = 1;
+	int fd = atomic_load(&efd);
+	if (fd >= 0) {
+		ssize_t r HT_UNUSED = write(fd, &one, sizeof(one));
+	}
+}
+
+uint32_t ht_watchdog_request(enum ht_dump_reason why)
+{
+	atomic_fetch_or(&req_reasons, 1u << why);
+	uint32_t gen = atomic_fetch_add(&req_gen, 1) + 1;
+	wake();
+	return gen;
+}
+
+bool ht_watchdog_wait_dump(uint32_t gen, int64_t max_ns)
+{
+	int64_t deadline = ht_now() + max_ns;
+	while ((int32_t)(atomic_load(&done_gen) - gen) < 0) {
+		if (ht_now() >= deadline || !atomic_load(&running))
+			return false;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+/* The start of the oldest thing that can stall: the current phase (unless
+ * steady was reached) or a blocking call in flight. INT64_MAX if none. */
+static int64_t oldest_start(void)
+{
+	int64_t oldest = INT64_MAX;
+	struct ht_inflight_view v[64];
+
+	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY))
+		oldest = atomic_load(&ht_g.phases.changed_ns);
+	size_t n = ht_inflight_snapshot(&ht_g.inflight, v, HT_ARRAY_SIZE(v));
+	for (size_t i = 0; i < n; i++)
+		if (v[i].start_ns < oldest)
+			oldest = v[i].start_ns;
+	return oldest;
+}
+
+static void say_stall(int64_t age)
+{
+	char secs[32], msg[160];
+	int cur = atomic_load(&ht_g.phases.current);
+	size_t n = 0;
+
+	ht_fmt_secs(secs, age);
+	char *dot = secs;
+	while (*dot != '\0' && *dot != '.')
+		dot++;
+	*dot = '\0';
+	if (ht_g.id.rank >= 0) {
+		n += ht_strlcpy(msg + n, "rank ", sizeof(msg) - n);
+		n += ht_fmt_i64(msg + n, ht_g.id.rank);
+		n += ht_strlcpy(msg + n, " ", sizeof(msg) - n);
+	}
+	n += ht_strlcpy(msg + n, "stalled ", sizeof(msg) - n);
+	n += ht_strlcpy(msg + n, secs, sizeof(msg) - n);
+	n += ht_strlcpy(msg + n, "s in ", sizeof(msg) - n);
+	ht_strlcpy(msg + n, cur >= 0 ? ht_phase_name(cur) : "launch", sizeof(msg) - n);
+	ht_say(msg, "; stacks dumped to ", ht_g.trace_path);
+}
+
+static void serve_requests(void)
+{
+	uint32_t upto = atomic_load(&req_gen);
+	uint32_t reasons = atomic_exchange(&req_reasons, 0);
+
+	if ((int32_t)(upto - atomic_load(&done_gen)) <= 0)
+		return;
+	if (ht_active())
+		ht_dump((reasons & (1u << HT_DUMP_SIGTERM)) ? HT_DUMP_SIGTERM : HT_DUMP_ON_DEMAND,
+			0, 0);
+	atomic_store(&done_gen, upto);
+}
+
+static void *main_loop(void *arg)
+{
+	(void)arg;
+	int64_t ep_start = 0;	/* start of the stalled thing being dumped */
+	int ep_dumps = 0;
+
+	prctl(PR_SET_NAME, "hangtrace", 0, 0, 0);
+	ht_tls.depth = 1;	/* our own calls never run hook logic */
+	ht_tls.tid = (pid_t)syscall(SYS_gettid);
+	while (!atomic_load(&stopping) && ht_active()) {
+		int64_t T = ht_g.opt.timeout_ns;
+		int64_t now = ht_now();
+		int64_t oldest = oldest_start();
+
+		if (oldest != INT64_MAX && now - oldest >= T) {
+			if (oldest != ep_start) {
+				ep_start = oldest;
+				ep_dumps = 0;
+			}
+			if (ep_dumps < 3 && now - oldest >= T << ep_dumps) {
+				ep_dumps++;
+				atomic_store(&stall_dumped, true);
+				if (ep_dumps == 1)
+					say_stall(now - oldest);
+				ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
+				if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
+					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
+					abort();
+				}
+			}
+		} else {
+			ep_start = 0;
+			ep_dumps = 0;
+		}
+
+		int64_t next;
+		now = ht_now();
+		if (ep_start != 0 && ep_dumps < 3)
+			next = ep_start + (T << ep_dumps);
+		else if (ep_start == 0 && oldest != INT64_MAX)
+			next = oldest + T;
+		else
+			next = now + T;
+		if (next > now + T)
+			next = now + T;
+		if (next < now + 1000000)
+			next = now + 1000000;
+		struct timespec ts = { (time_t)((next - now) / HT_NS_PER_SEC),
+				       (long)((next - now) % HT_NS_PER_SEC) };
+		struct pollfd p = { .fd = atomic_load(&efd), .events = POLLIN };
+		int r = ppoll(&p, 1, &ts, NULL);
+		if (r > 0 && (p.revents & POLLIN)) {
+			uint64_t v;
+			ssize_t rd HT_UNUSED = read(p.fd, &v, sizeof(v));
+		}
+		serve_requests();
+	}
+	return NULL;
+}
+
+int ht_watchdog_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	int rc = 0;
+
+	if (atomic_load(&running))
+		return 0;
+	pthread_mutex_lock(&start_lock);
+	if (atomic_load(&running))
+		goto out_unlock;
+	if (atomic_load(&efd) < 0) {
+		int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (fd < 0) {
+			rc = -errno;
+			goto out_unlock;
+		}
+		atomic_store(&efd, fd);
+	}
+	atomic_store(&stopping, false);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	/* The thread inherits this mask: it never takes a signal. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&thread, &attr, main_loop, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc == 0)
+		atomic_store(&running, true);
+out_unlock:
+	pthread_mutex_unlock(&start_lock);
+	return rc;
+}
+
+void ht_watchdog_stop(void)
+{
+	pthread_mutex_lock(&start_lock);
+	if (atomic_load(&running)) {
+		atomic_store(&stopping, true);
+		wake();
+		pthread_join(thread, NULL);
+		atomic_store(&running, false);
+		atomic_store(&stopping, false);
+	}
+	pthread_mutex_unlock(&start_lock);
+}
+
+void ht__watchdog_unpark_slow(void)
+{
+	if (ht_tls.depth == 0 && atomic_exchange(&ht_g.watchdog_parked, false) && ht_active())
+		ht_watchdog_start();
+}
+
+void ht_watchdog_forget(void)
+{
+	/* In a forked child: no thread, and the eventfd is the parent's. */
+	int fd = atomic_exchange(&efd, -1);
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	atomic_store(&running, false);
+	atomic_store(&stopping, false);
+	atomic_store(&ht_g.watchdog_parked, false);
+	atomic_store(&stall_dumped, false);
+	pthread_mutex_init(&start_lock, NULL);
+}
