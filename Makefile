@@ -129,11 +129,13 @@ $(B)/tests/%: tests/%.cc
 check: $(B)/tests/check_runner
 	$(B)/tests/check_runner
 
-it: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) test-deps
+it: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(FAKE_CUDA_SELFTEST_BINS) \
+	$(FAKE_NCCL_ALL) test-deps
 	@B=$(abspath $(B)) tests/run-it.sh $(IT)
 
 # `make test`: the Check suites, then every integration script; one closing count.
-test: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) test-deps
+test: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) \
+	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL) test-deps
 	@B=$(abspath $(B)) tests/run-all.sh
 
 install: all

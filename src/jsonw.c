@@ -230,8 +230,15 @@ bool ht_jw_int(struct ht_jw *w, const char *key, int64_t v)
 
 bool ht_jw_uint(struct ht_jw *w, const char *key, uint64_t v)
 {
-	char b[24];
-	return ht_jw_raw(w, key, b, ht_fmt_u64(b, v));
+	char b[28];
+	size_t n = ht_fmt_u64(b, v);
+	/* Readers (jansson) reject integers past INT64_MAX: such a value is
+	 * written as a real, so the line still parses. */
+	if (v > (uint64_t)INT64_MAX) {
+		memcpy(b + n, ".0", 3);
+		n += 2;
+	}
+	return ht_jw_raw(w, key, b, n);
 }
 
 bool ht_jw_hex(struct ht_jw *w, const char *key, uint64_t v)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * check_main.c: the one runner of the Check suites. Suites register
- * themselves (check.h); CK_RUN_SUITE and CK_RUN_CASE select as usual.
+ * themselves (ht_check.h); CK_RUN_SUITE and CK_RUN_CASE select as usual.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "ht_check.h"
 
 static Suite *(*suites[64])(void);
 static int nsuites;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * check.h: how a Check suite joins the one runner. Each tests/<dir>/check_*.c
+ * ht_check.h: how a Check suite joins the one runner. Each tests/<dir>/check_*.c
  * defines a `Suite *make(void)` and registers it with HT_CHECK_SUITE(make);
  * tests/check_main.c runs every registered suite.
  */

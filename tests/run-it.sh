@@ -22,7 +22,7 @@ for s in $(ls "$root"/tests/*/*.sh | sort); do
 	limit=${limit:-300}
 	log=$logs/$(echo "$rel" | tr '/' '_').log
 	start=$(date +%s)
-	B=$B timeout -k 10 "$limit" sh "$s" "$B" >"$log" 2>&1
+	B=$B timeout -k 10 "$limit" bash "$s" "$B" >"$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	grep -E '^(PASS|FAIL|SKIP) ' "$log" | sed "s|^|  |"
