@@ -52,14 +52,15 @@ static int unw_capture(void *uc, uintptr_t *ip, int max, bool skip_signal)
 
 	if (u_init2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
 		return 0;
+	/* libunwind calls "signal frame" the frame a signal interrupted (the
+	 * one above __restore_rt), so: leave our handler's own interrupted
+	 * frame, then stop at the next such frame. */
 	if (skip_signal && u_is_signal_frame != NULL) {
-		for (int i = 0; i < HT_MAX_FRAMES; i++) {
-			bool sig = u_is_signal_frame(&c) > 0;
+		if (u_step(&c) <= 0)
+			return 0;
+		for (int i = 0; i < HT_MAX_FRAMES && u_is_signal_frame(&c) <= 0; i++)
 			if (u_step(&c) <= 0)
 				return 0;
-			if (sig)
-				break;
-		}
 	}
 	do {
 		if (u_get_reg(&c, UNW_REG_IP, &pc) < 0 || pc == 0)
