@@ -22,6 +22,7 @@
 
 #define ARENA_SIZE (64u << 20)		/* reserved, touched only as used */
 #define ANSWER_WAIT_NS (60 * 1000000LL)	/* the bound on unanswered threads */
+#define BLOCKED_GRACE_NS (10 * 1000000LL)	/* how long a masked thread is watched */
 #define MAX_THREADS 4096
 
 static char line[65536];
@@ -36,6 +37,7 @@ struct thr {
 	pid_t tid;
 	int slot;		/* index in ht_uslots, -1 if none */
 	bool signalled;
+	bool deferred;		/* blocked our signal when we looked */
 	bool answered;
 	struct ht_stat st;
 	bool have_stat;
@@ -129,10 +131,32 @@ static bool blocks_dump_signal(pid_t tid)
 	return (v >> (bit % 4)) & 1;
 }
 
+static bool send_unwind(struct thr *t, uint32_t gen)
+{
+	struct ht_uslot *u = &ht_uslots[t->slot];
+	atomic_store(&u->want, gen);
+	atomic_store(&u->sent, gen);
+	if (ht_signal_thread(t->tid, (uint32_t)t->slot, gen) == 0) {
+		t->signalled = true;
+		return true;
+	}
+	atomic_store(&u->answered, gen);
+	return false;
+}
+
+/*
+ * Signals every thread once and waits, bounded, for the answers. A thread
+ * that blocks our signal is not signalled (it would only queue it): it is
+ * looked at again for a few milliseconds, since it may just be passing
+ * through a handler (the one that asked for this very dump, say), and is
+ * otherwise described from /proc.
+ */
 static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
 {
 	pid_t self = ht_tls.tid;
-	size_t waiting = 0;
+	int64_t start = ht_now();
+	int64_t deadline = start + ANSWER_WAIT_NS, grace = start + BLOCKED_GRACE_NS;
+	size_t waiting = 0, deferred = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].tid == self || (t[i].slot = slot_for(t[i].tid)) < 0)
@@ -140,24 +164,28 @@ static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
 		struct ht_uslot *u = &ht_uslots[t[i].slot];
 		/* At most one signal outstanding per thread: real-time signals
 		 * queue, and a masked thread would get them all at once later. */
-		if (atomic_load(&u->sent) != atomic_load(&u->answered) ||
-		    blocks_dump_signal(t[i].tid))
+		if (atomic_load(&u->sent) != atomic_load(&u->answered))
 			continue;
-		atomic_store(&u->want, gen);
-		atomic_store(&u->sent, gen);
-		if (ht_signal_thread(t[i].tid, (uint32_t)t[i].slot, gen) == 0) {
-			t[i].signalled = true;
+		if (blocks_dump_signal(t[i].tid)) {
+			t[i].deferred = true;
+			deferred++;
+		} else if (send_unwind(&t[i], gen)) {
 			waiting++;
-		} else {
-			atomic_store(&u->answered, gen);
 		}
 	}
-	int64_t deadline = ht_now() + ANSWER_WAIT_NS;
-	while (waiting > 0 && ht_now() < deadline) {
+	for (;;) {
+		int64_t now = ht_now();
+		if ((waiting == 0 && (deferred == 0 || now >= grace)) || now >= deadline)
+			break;
 		struct timespec ts = { 0, 200000 };
 		nanosleep(&ts, NULL);
 		waiting = 0;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			if (t[i].deferred && ht_now() < grace && !blocks_dump_signal(t[i].tid)) {
+				t[i].deferred = false;
+				deferred--;
+				send_unwind(&t[i], gen);
+			}
 			if (t[i].signalled && !t[i].answered) {
 				if (atomic_load_explicit(&ht_uslots[t[i].slot].done,
 							 memory_order_acquire) == gen)
@@ -165,6 +193,7 @@ static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
 				else
 					waiting++;
 			}
+		}
 	}
 }
 
