@@ -4,7 +4,8 @@
  * the child its own trace file; _exit records the status (exit() is seen
  * through on_exit in state.c); sigaction and signal keep the application's
  * handlers for the signals the library owns; close, dup2 and dup3 keep an
- * application from closing or overwriting our trace descriptor. vfork is
+ * application from closing or overwriting our trace descriptor; they and
+ * the wait family also bring back a watchdog parked across a fork. vfork is
  * never wrapped: a wrapper frame would return twice on the shared stack.
  */
 #include <errno.h>
@@ -183,4 +184,39 @@ HT_EXPORT int dup3(int oldfd, int newfd, int flags)
 	if (ht_tls.depth == 0)
 		fd_going(newfd);
 	return ht_real.dup3(oldfd, newfd, flags);
+}
+
+/* A parent waits for the child it forked: the moment to bring back a
+ * watchdog parked across that fork (the fork's caller has long since looked
+ * at its thread count). */
+HT_EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0)
+		ht_watchdog_unpark();
+	return ht_real.waitpid(pid, status, options);
+}
+
+HT_EXPORT pid_t wait(int *status)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0)
+		ht_watchdog_unpark();
+	return ht_real.wait(status);
+}
+
+HT_EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0)
+		ht_watchdog_unpark();
+	return ht_real.wait4(pid, status, options, ru);
+}
+
+HT_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0)
+		ht_watchdog_unpark();
+	return ht_real.waitid(idtype, id, info, options);
 }

@@ -81,6 +81,7 @@ void ht_call_enter(struct ht_call *c, int hook)
 	c->counted = c->outer = c->line = false;
 	if (!ht_active())
 		return;
+	ht_watchdog_unpark();
 	c->counted = true;
 	if (ht_tls.hook_depth++ > 0)
 		return;
