@@ -62,6 +62,32 @@ static void atfork_prepare(void) { pthread_mutex_lock(&act_lock); }
 static void atfork_parent(void) { pthread_mutex_unlock(&act_lock); }
 static void atfork_child(void) { pthread_mutex_init(&act_lock, NULL); }
 
+/* Why the trace could not be opened, for the one stderr line. */
+static const char *open_failure(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return ": permission denied, or the folder belongs to another user";
+	case ELOOP:
+		return ": a symbolic link is in the way (not followed)";
+	case ENOSPC:
+		return ": no space left on device";
+	case EDQUOT:
+		return ": disk quota exceeded";
+	case EROFS:
+		return ": read-only file system";
+	case ENOTDIR:
+		return ": a file is in the way of the folder";
+	case ENAMETOOLONG:
+		return ": path too long";
+	case ENOENT:
+		return ": a parent folder does not exist";
+	default:
+		return ": the system refused (see errno with strace)";
+	}
+}
+
 static void launch_line(void)
 {
 	char buf[256];
@@ -81,12 +107,8 @@ static void activate_locked(enum ht_reason why)
 
 	int rc = ht_trace_open(why);
 	if (rc < 0) {
-		const char *name = ht_errno_name(-rc);
 		ht_say("not tracing: cannot create ", ht_g.trace_path[0] != '\0' ?
-		       ht_g.trace_path : ht_g.opt.dir, name != NULL ?
-		       (rc == -EACCES ? " (not a folder and file owned by this user: EACCES)" :
-			rc == -ELOOP ? " (a symbolic link is in the way: ELOOP)" : " (see errno in strace)") :
-		       "");
+		       ht_g.trace_path : ht_g.opt.dir, open_failure(-rc));
 		atomic_store(&ht_g.state, HT_OFF);
 		return;
 	}
