@@ -96,9 +96,9 @@ CHECK_SRCS := tests/check_main.c $(sort $(wildcard tests/*/check_*.c))
 CHECK_OBJS := $(CHECK_SRCS:%.c=$(B)/obj/check/%.o) \
 	$(CORE_TESTABLE:%.c=$(B)/obj/check/%.o) \
 	$(filter-out $(CORE_TESTABLE:%.c=$(B)/obj/check/%.o),$(CLI_LIB_SRCS:%.c=$(B)/obj/check/%.o))
-PROG_C := $(filter-out %/check_%.c %/lib%.c,$(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.c)))
+PROG_C := $(foreach d,$(TEST_DIRS),$(filter-out $(d)/check_%.c $(d)/lib%.c,$(wildcard $(d)/*.c)))
 PROG_CC := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.cc))
-PROG_SO := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/lib*.c))
+PROG_SO := $(foreach d,$(TEST_DIRS),$(filter $(d)/lib%.c,$(wildcard $(d)/*.c)))
 TEST_BINS := $(PROG_C:%.c=$(B)/%) $(PROG_CC:%.cc=$(B)/%) $(PROG_SO:%.c=$(B)/%.so)
 PROG_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O0 -Wall -Wextra -Werror -pthread -rdynamic \
 	-Itests -Iinclude $(if $(wildcard $(CUDA_HOME)/include/cuda.h),-DHT_HAVE_CUDA_H -I$(CUDA_HOME)/include)
