@@ -108,9 +108,13 @@ def main():
         c = [p for p in procs if (rank is None or p.rank == rank) and
              (pid is None or p.pid == pid)]
         if main and rank is not None and len(c) > 1:
-            # a rank's main process: the one that dumped or did GPU work, else the deepest
+            # a rank's main process: the one that dumped or did GPU work,
+            # else the root of the tree (no parent among the candidates)
             d = [p for p in c if p.dumps or p.header.get("relevant") in ("cuda", "nccl")]
-            c = d if len(d) == 1 else [max(c, key=lambda p: p.header.get("start_ticks") or 0)]
+            if len(d) != 1:
+                pids = {p.pid for p in c}
+                d = [p for p in c if p.header.get("ppid") not in pids]
+            c = d
         if len(c) != 1:
             raise SystemExit("tq: %d processes match rank=%r pid=%r: %r" % (len(c), rank, pid, c))
         return c[0]

@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: MIT
+# core test programs with extra link needs
+PROG_LDLIBS_core_thrower := -lstdc++
