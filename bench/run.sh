@@ -1,0 +1,12 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# run.sh: the benchmarks behind SPEC section 9, as ratios against the bare
+# case measured in the same run (these machines are noisy). `make bench`.
+set -eu
+: "${B:?B must name the build folder}"
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$B/bench"
+cc -O2 -Wall -Werror -o "$B/bench/startup" "$root/bench/startup.c"
+echo "== start-up cost in a process that is not relevant (budget 0.3 ms)"
+"$B/bench/startup" "$B/libhangtrace.so" 500 /bin/true
+"$B/bench/startup" "$B/libhangtrace.so" 100 /usr/bin/python3 -c pass
