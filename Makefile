@@ -143,8 +143,15 @@ install: all
 	install -m 0755 $(B)/libhangtrace.so $(DESTDIR)$(PREFIX)/lib/libhangtrace.so
 	install -m 0755 $(B)/hangtrace $(DESTDIR)$(PREFIX)/bin/hangtrace
 
-demo: all $(FAKE_NCCL_LIB) $(TEST_BINS)
-	@B=$(abspath $(B)) examples/demo.sh
+# The demo's rank program runs on the fake driver and fake NCCL of tests/.
+EXAMPLE_BINS := $(if $(FAKE_CUDA_LIB),$(B)/examples/demo/train)
+$(B)/examples/demo/train: examples/demo/train.c $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Werror -I$(CUDA_HOME)/include -o $@ $< \
+		-L$(B)/tests/fake_cuda -lcuda -L$(B)/tests/fake_nccl -lnccl
+
+demo: all $(EXAMPLE_BINS)
+	@$(if $(EXAMPLE_BINS),B=$(abspath $(B)) examples/demo.sh,echo "make demo needs the CUDA headers (cuda.h, nccl.h) under CUDA_HOME=$(CUDA_HOME)"; exit 1)
 
 demo-torch: all test-deps
 	@B=$(abspath $(B)) examples/demo-torch.sh
