@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -26,7 +27,7 @@ ssize_t ht_read_file(const char *path, char *buf, size_t cap)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
+	syscall(SYS_close, fd);
 	buf[n] = '\0';
 	return (ssize_t)n;
 }
@@ -159,6 +160,6 @@ bool ht_proc_trace_matches(const char *path, pid_t pid)
 		pos = start + (off_t)sizeof(marker);
 	}
 out:
-	close(fd);
+	syscall(SYS_close, fd);
 	return match;
 }

@@ -17,6 +17,11 @@
 #include "procfs.h"
 
 static _Atomic bool stop_reported;
+/* Identity of our open trace file: a descriptor number the application
+ * closed behind our back (close_range, a raw syscall) and reused for its
+ * own file must never be written to. */
+static dev_t trace_dev;
+static ino_t trace_ino;
 
 static pid_t my_tid(void)
 {
@@ -58,7 +63,7 @@ static void tracing_stopped(int err)
 {
 	int fd = atomic_exchange(&ht_g.trace_fd, -1);
 	if (fd >= 0)
-		close(fd);
+		syscall(SYS_close, fd);
 	if (!atomic_exchange(&stop_reported, true)) {
 		const char *name = ht_errno_name(err);
 		ht_say("tracing stopped: cannot write ", ht_g.trace_path,
@@ -68,6 +73,28 @@ static void tracing_stopped(int err)
 	}
 }
 
+static int open_existing(void);
+static int high_fd(int fd);
+
+/* The application closed our descriptor (close, dup2 onto it): open the
+ * file again, by name. Async-signal-safe: open and fcntl only. */
+static int reopen_lost(void)
+{
+	if (!ht_g.trace_lost || !ht_active() || syscall(SYS_getpid) != ht_g.pid)
+		return -1;
+	int fd = open_existing();
+	if (fd < 0)
+		return -1;
+	fd = high_fd(fd);
+	int expected = -1;
+	if (!atomic_compare_exchange_strong(&ht_g.trace_fd, &expected, fd)) {
+		syscall(SYS_close, fd);
+		return expected;
+	}
+	ht_g.trace_lost = false;
+	return fd;
+}
+
 int ht_ev_emit(struct ht_jw *w)
 {
 	int saved = errno;
@@ -75,6 +102,18 @@ int ht_ev_emit(struct ht_jw *w)
 	int fd = atomic_load_explicit(&ht_g.trace_fd, memory_order_acquire);
 	int rc = 0;
 
+	if (fd >= 0) {
+		struct stat st;
+		if (fstat(fd, &st) != 0 || st.st_dev != trace_dev || st.st_ino != trace_ino) {
+			/* Not ours any more: let go of the number, do not close it. */
+			int expected = fd;
+			if (atomic_compare_exchange_strong(&ht_g.trace_fd, &expected, -1))
+				ht_g.trace_lost = true;
+			fd = -1;
+		}
+	}
+	if (fd < 0)
+		fd = reopen_lost();
 	if (fd < 0 || len == 0) {
 		errno = saved;
 		return -EBADF;
@@ -168,10 +207,16 @@ static int build_path(void)
 /* Keeps our descriptor out of the range programs use and dup2 onto. */
 static int high_fd(int fd)
 {
+	struct stat st;
 	int h = fcntl(fd, F_DUPFD_CLOEXEC, 700);
 	if (h < 0)
-		return fd;
-	close(fd);
+		h = fd;
+	else
+		syscall(SYS_close, fd);
+	if (fstat(h, &st) == 0) {
+		trace_dev = st.st_dev;
+		trace_ino = st.st_ino;
+	}
 	return h;
 }
 
@@ -183,7 +228,7 @@ static int open_existing(void)
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		close(fd);
+		syscall(SYS_close, fd);
 		return -EACCES;
 	}
 	return fd;
@@ -228,7 +273,8 @@ int ht_trace_reopen_child(void)
 {
 	int fd = atomic_exchange(&ht_g.trace_fd, -1);
 	if (fd >= 0)
-		close(fd);
+		syscall(SYS_close, fd);
+	ht_g.trace_lost = false;
 	return ht_trace_open(HT_REASON_FORK);
 }
 
@@ -236,5 +282,5 @@ void ht_trace_close(void)
 {
 	int fd = atomic_exchange(&ht_g.trace_fd, -1);
 	if (fd >= 0)
-		close(fd);
+		syscall(SYS_close, fd);
 }
