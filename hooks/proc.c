@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -168,6 +169,36 @@ HT_EXPORT int close(int fd)
 	if (ht_tls.depth == 0)
 		fd_going(fd);
 	return ht_real.close(fd);
+}
+
+/* Our descriptor inside [first, last]? Treated as closed before the call. */
+static void range_going(unsigned int first, unsigned int last)
+{
+	int ours = atomic_load_explicit(&ht_g.trace_fd, memory_order_relaxed);
+	if (ours >= 0 && (unsigned int)ours >= first && (unsigned int)ours <= last)
+		fd_going(ours);
+}
+
+HT_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	ht_real_init();
+	/* CLOSE_RANGE_CLOEXEC only marks them: nothing closes now. */
+	if (ht_tls.depth == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+		range_going(first, last);
+	if (ht_real.close_range == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return ht_real.close_range(first, last, flags);
+}
+
+HT_EXPORT void closefrom(int lowfd)
+{
+	ht_real_init();
+	if (ht_tls.depth == 0 && lowfd >= 0)
+		range_going((unsigned int)lowfd, ~0u);
+	if (ht_real.closefrom != NULL)
+		ht_real.closefrom(lowfd);
 }
 
 HT_EXPORT int dup2(int oldfd, int newfd)
