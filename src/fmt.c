@@ -108,7 +108,7 @@ bool ht_parse_secs(const char *s, int64_t *ns)
 		return false;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		digits = true;
-		if (whole > 1000000000u)	/* over 31 years: nonsense */
+		if (whole > 100000000u)	/* over 3 years: nonsense, and 4x it must fit */
 			return false;
 		whole = whole * 10 + (uint64_t)(*s - '0');
 	}

@@ -56,11 +56,15 @@ static int real_sigaction(int sig, const struct sigaction *act, struct sigaction
 
 int ht_signal_pick_dump(void)
 {
+	sigset_t blocked;
+
 	/* Count down from SIGRTMAX-1: low real-time signals are glibc's and
-	 * the usual picks of applications (notes Q4, async-profiler #862). */
+	 * the usual picks of applications (notes Q4, async-profiler #862). A
+	 * signal the process blocks may be one it consumes with sigwait. */
+	pthread_sigmask(SIG_BLOCK, NULL, &blocked);
 	for (int sig = SIGRTMAX - 1; sig >= SIGRTMIN + 4; sig--) {
 		struct sigaction sa;
-		if (real_sigaction(sig, NULL, &sa) != 0)
+		if (sigismember(&blocked, sig) == 1 || real_sigaction(sig, NULL, &sa) != 0)
 			continue;
 		if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL)
 			return sig;
