@@ -10,3 +10,7 @@ cc -O2 -Wall -Werror -o "$B/bench/startup" "$root/bench/startup.c"
 echo "== start-up cost in a process that is not relevant (budget 0.3 ms)"
 "$B/bench/startup" "$B/libhangtrace.so" 500 /bin/true
 "$B/bench/startup" "$B/libhangtrace.so" 100 /usr/bin/python3 -c pass
+echo "== stall to complete dump (budget 100 ms past the deadline)"
+"$root/bench/dump_latency.sh" 15
+echo "== resident memory added to a traced process (budget 2 MiB)"
+"$root/bench/rss.sh"
