@@ -57,7 +57,7 @@ test-deps:
 	@scripts/deps.sh test
 
 # The exported names are generated from hooks/hooks.def, the one list.
-$(B)/exports.map: hooks/hooks.def scripts/exports.sh | $(B)
+$(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.sh | $(B)
 	scripts/exports.sh $(CC) hooks/hooks.def > $@.tmp && mv $@.tmp $@
 
 $(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map
@@ -88,7 +88,7 @@ $(B):
 # tests/<dir>/<dir>.mk   optional extra rules (PROG_LDLIBS_<dir>_<name> := ...)
 # tests/fake_cuda, tests/fake_nccl build themselves through their .mk.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -Itests $(JANSSON_CFLAGS) \
+CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -iquote tests $(JANSSON_CFLAGS) \
 	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm
 TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))
@@ -96,7 +96,7 @@ CHECK_SRCS := tests/check_main.c $(sort $(wildcard tests/*/check_*.c))
 CHECK_OBJS := $(CHECK_SRCS:%.c=$(B)/obj/check/%.o) \
 	$(CORE_TESTABLE:%.c=$(B)/obj/check/%.o) \
 	$(filter-out $(CORE_TESTABLE:%.c=$(B)/obj/check/%.o),$(CLI_LIB_SRCS:%.c=$(B)/obj/check/%.o))
-PROG_C := $(filter-out %/check_%.c %/lib%.c,$(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.c)))
+PROG_C := $(foreach d,$(TEST_DIRS),$(filter-out $(d)/check_%.c $(d)/lib%.c,$(wildcard $(d)/*.c)))
 PROG_CC := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.cc))
 PROG_SO := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/lib*.c))
 TEST_BINS := $(PROG_C:%.c=$(B)/%) $(PROG_CC:%.cc=$(B)/%) $(PROG_SO:%.c=$(B)/%.so)
@@ -108,6 +108,7 @@ PROG_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O0 -Wall -Wextra -Werror -pthread -r
 -include $(foreach d,$(TEST_DIRS),$(wildcard $(d)/$(notdir $(d)).mk))
 
 $(B)/tests/check_runner: $(CHECK_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $(CHECK_OBJS) $(CHECK_LIBS)
 
 $(B)/obj/check/%.o: %.c | deps
