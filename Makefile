@@ -27,13 +27,13 @@ LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden \
 LIB_LDFLAGS := -shared -Wl,--version-script=$(B)/exports.map -Wl,-z,now \
 	-Wl,-z,noexecstack -Wl,--exclude-libs,ALL -Wl,--no-undefined -static-libgcc
 
-LIB_SRCS := $(sort $(wildcard src/*.c) $(wildcard hooks/*.c))
+LIB_SRCS := $(sort $(wildcard src/*.c) $(filter-out hooks/proto_check_%.c,$(wildcard hooks/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := src/names.c src/jsonw.c src/fmt.c src/options.c \
 	src/identity.c src/phase.c src/inflight.c src/ring.c src/redact.c \
-	src/elfsym.c src/netfacts.c src/ncclid.c
+	src/elfsym.c src/netfacts.c src/ncclid.c src/cudafacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 
 # The command.
@@ -60,7 +60,16 @@ test-deps:
 $(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.sh | $(B)
 	scripts/exports.sh $(CC) hooks/hooks.def > $@.tmp && mv $@.tmp $@
 
-$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map
+# Prototype checks against the vendor headers where they are installed
+# (hooks/proto_check_*.c): compiled on their own, so that <cuda.h> is the
+# toolkit's and not hooks/cuda.h, and never linked; a mismatch fails make.
+PROTO_CHECKS := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(B)/obj/proto/proto_check_cuda.o)
+
+$(B)/obj/proto/%.o: hooks/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include -MMD -MP -c -o $@ $<
+
+$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map $(PROTO_CHECKS)
 	$(CC) $(LIB_LDFLAGS) -o $@ $(LIB_OBJS)
 	@scripts/check-lib.sh $@
 
