@@ -27,13 +27,13 @@ LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden \
 LIB_LDFLAGS := -shared -Wl,--version-script=$(B)/exports.map -Wl,-z,now \
 	-Wl,-z,noexecstack -Wl,--exclude-libs,ALL -Wl,--no-undefined -static-libgcc
 
-LIB_SRCS := $(sort $(wildcard src/*.c) $(wildcard hooks/*.c))
+LIB_SRCS := $(sort $(wildcard src/*.c) $(filter-out hooks/proto_check_%.c,$(wildcard hooks/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := src/names.c src/jsonw.c src/fmt.c src/options.c \
 	src/identity.c src/phase.c src/inflight.c src/ring.c src/redact.c \
-	src/elfsym.c src/netfacts.c src/ncclid.c
+	src/elfsym.c src/netfacts.c src/ncclid.c src/cudafacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 
 # The command.
@@ -57,10 +57,19 @@ test-deps:
 	@scripts/deps.sh test
 
 # The exported names are generated from hooks/hooks.def, the one list.
-$(B)/exports.map: hooks/hooks.def scripts/exports.sh | $(B)
+$(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.sh | $(B)
 	scripts/exports.sh $(CC) hooks/hooks.def > $@.tmp && mv $@.tmp $@
 
-$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map
+# Prototype checks against the vendor headers where they are installed
+# (hooks/proto_check_*.c): compiled on their own, so that <cuda.h> is the
+# toolkit's and not hooks/cuda.h, and never linked; a mismatch fails make.
+PROTO_CHECKS := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(B)/obj/proto/proto_check_cuda.o)
+
+$(B)/obj/proto/%.o: hooks/%.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include -MMD -MP -c -o $@ $<
+
+$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map $(PROTO_CHECKS)
 	$(CC) $(LIB_LDFLAGS) -o $@ $(LIB_OBJS)
 	@scripts/check-lib.sh $@
 
@@ -88,7 +97,7 @@ $(B):
 # tests/<dir>/<dir>.mk   optional extra rules (PROG_LDLIBS_<dir>_<name> := ...)
 # tests/fake_cuda, tests/fake_nccl build themselves through their .mk.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -Itests $(JANSSON_CFLAGS) \
+CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -iquote tests $(JANSSON_CFLAGS) \
 	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm
 TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))
@@ -108,6 +117,7 @@ PROG_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O0 -Wall -Wextra -Werror -pthread -r
 -include $(foreach d,$(TEST_DIRS),$(wildcard $(d)/$(notdir $(d)).mk))
 
 $(B)/tests/check_runner: $(CHECK_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $(CHECK_OBJS) $(CHECK_LIBS)
 
 $(B)/obj/check/%.o: %.c | deps

@@ -15,4 +15,21 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+/*
+ * CUDA driver API (hooks_cuda.def). CUresult and
+ * CUdriverProcAddressQueryResult are enums without negative values, which
+ * GCC and Clang give the type unsigned int; CUdevice is an int; handles are
+ * pointers to the driver's opaque structs, declared here by the same tags
+ * so that the prototype check finds them identical to cuda.h's.
+ */
+typedef unsigned int ht_cu_result;
+typedef unsigned int ht_cu_proc_status;
+typedef int ht_cu_device;
+struct CUctx_st;
+struct CUstream_st;
+struct CUevent_st;
+struct CUexecAffinityParam_st;
+struct CUctxCreateParams_st;
+struct CUuuid_st;
+
 #endif

@@ -37,6 +37,7 @@ static void fork_child(pid_t parent, bool cuda)
 	ht_watchdog_forget();
 	ht__net_fork_child();
 	ht__nccl_fork_child();
+	ht__cuda_fork_child();
 	ht_phases_reset(&ht_g.phases, ht_now());
 	if (ht_trace_reopen_child() < 0) {
 		atomic_store(&ht_g.state, HT_OFF);

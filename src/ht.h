@@ -335,6 +335,7 @@ void ht__nccl_activate(void);
 /* Family callbacks run in a forked child before anything else. */
 void ht__net_fork_child(void);
 void ht__nccl_fork_child(void);
+void ht__cuda_fork_child(void);
 /* Called by close/dup2/dup3 before fd is closed or replaced. */
 void ht__net_fd_closing(int fd);
 /* Names of the NCCL ops, data types and reduction ops in ring entries. */
