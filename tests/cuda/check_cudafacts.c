@@ -2,7 +2,7 @@
 /* check_cudafacts.c: the plain functions behind the CUDA hooks (src/cudafacts.c). */
 #include <string.h>
 
-#include "check.h"
+#include "ht_check.h"
 #include "cudafacts.h"
 
 START_TEST(error_names)
