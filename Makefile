@@ -33,7 +33,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := src/names.c src/jsonw.c src/fmt.c src/options.c \
 	src/identity.c src/phase.c src/inflight.c src/ring.c src/redact.c \
-	src/elfsym.c src/netfacts.c src/ncclid.c
+	src/elfsym.c src/netfacts.c src/ncclid.c src/nccltab.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 
 # The command.
@@ -57,7 +57,7 @@ test-deps:
 	@scripts/deps.sh test
 
 # The exported names are generated from hooks/hooks.def, the one list.
-$(B)/exports.map: hooks/hooks.def scripts/exports.sh | $(B)
+$(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.sh | $(B)
 	scripts/exports.sh $(CC) hooks/hooks.def > $@.tmp && mv $@.tmp $@
 
 $(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map
@@ -96,7 +96,7 @@ CHECK_SRCS := tests/check_main.c $(sort $(wildcard tests/*/check_*.c))
 CHECK_OBJS := $(CHECK_SRCS:%.c=$(B)/obj/check/%.o) \
 	$(CORE_TESTABLE:%.c=$(B)/obj/check/%.o) \
 	$(filter-out $(CORE_TESTABLE:%.c=$(B)/obj/check/%.o),$(CLI_LIB_SRCS:%.c=$(B)/obj/check/%.o))
-PROG_C := $(filter-out %/check_%.c %/lib%.c,$(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.c)))
+PROG_C := $(foreach f,$(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.c)),$(if $(filter check_% lib%,$(notdir $(f))),,$(f)))
 PROG_CC := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/*.cc))
 PROG_SO := $(foreach d,$(TEST_DIRS),$(wildcard $(d)/lib*.c))
 TEST_BINS := $(PROG_C:%.c=$(B)/%) $(PROG_CC:%.cc=$(B)/%) $(PROG_SO:%.c=$(B)/%.so)
