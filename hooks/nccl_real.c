@@ -203,6 +203,9 @@ bool ht__nccl_resolve(const void *hint)
 {
 	if (atomic_load_explicit(&resolved, memory_order_acquire))
 		return true;
+	/* The dlsym hook may get here first in a process not yet relevant:
+	 * ht_is_ours needs our own span, which ht_real_init finds. */
+	ht_real_init();
 	ht_tls.depth++;
 	pthread_mutex_lock(&lock);
 	if (!atomic_load(&resolved) && find_provider(hint)) {

@@ -28,6 +28,14 @@ for prefix in nccl pnccl; do
 	observed "jax ($prefix names)" "$D"
 done
 
+# No rank identity: the first NCCL call, reached through dlsym, makes the
+# process relevant.
+D=$T/jax_norank
+rank jn HANGTRACE_DIR=$D ID_FILE=$T/id_norank NCCL_LIB=$FAKE_LIB -- "$NT/nccl_dlopen" pnccl
+check "jax, no rank identity: the program completes" reap
+check "jax, no rank identity: relevant because of NCCL, rank learnt from the init" \
+	tq "$D" 'procs[0].header["relevant"] == "nccl" and procs[0].ev("identity")["source"] == "nccl" and procs[0].ev("phase", phase="first_collective", state="end") and procs[0].ev("version", what="nccl")["provider"] == "'"$FAKE_LIB"'"'
+
 D=$T/python
 for r in 0 1; do
 	rank py$r HANGTRACE_DIR=$D ID_FILE=$T/id_py RANK=$r WORLD_SIZE=2 -- "$NT/nccl_pyway" "$NT/libncclext.so"
