@@ -24,6 +24,25 @@ check "missing: each rank said nranks 4 and began, none ended" \
 	tq "$D" 'all(proc(rank=r).ev("nccl", fn="ncclCommInitRank", state="begin")["nranks"] == 4 and not proc(rank=r).ev("phase", phase="nccl_init", state="end") for r in range(3))'
 check "missing: no trace for rank 3" tq "$D" 'not [p for p in procs if p.rank == 3]'
 
+# --- the same under mpirun -np 3 for a job of 4; mpirun is then stopped
+# with SIGTERM, as a scheduler would, and passes it on to the ranks.
+D=$T/mpimissing
+if command -v mpirun >/dev/null 2>&1; then
+	mpirun --allow-run-as-root --oversubscribe -np 3 -x LD_PRELOAD="$LIB" -x HANGTRACE_DIR="$D" \
+		-x HANGTRACE_TIMEOUT=1 -x ID_FILE="$T/id0" -x NRANKS=4 "$JOB" job >"$T/mpi.out" 2>&1 &
+	MP=$!
+	SPAWNED="$SPAWNED $MP"
+	check "mpirun missing: ranks 0-2 dump while waiting" wait_dumps "$D" 3 15
+	kill -TERM $MP
+	wait $MP
+	check "mpirun missing: each stalled in nccl_init in bootstrap_wait_peers, for 4 ranks of 3 launched" \
+		tq "$D" 'all(proc(rank=r).dumps[0][0]["phase"] == "nccl_init" and any("bootstrap_wait_peers" in f for f in proc(rank=r).main_frames(1)) and proc(rank=r).header["world_size"] == 3 and proc(rank=r).ev("nccl", fn="ncclCommInitRank", state="begin")["nranks"] == 4 for r in range(3))'
+	check "mpirun missing: mpirun's SIGTERM made each rank dump again" \
+		tq "$D" 'all(any(d[0]["reason"] == "sigterm" for d in proc(rank=r).dumps) for r in range(3))'
+else
+	skip "mpirun missing" "mpirun is not installed"
+fi
+
 # --- rank 2 given a different id
 D=$T/wrongid
 for r in 0 1 2 3; do
