@@ -98,6 +98,7 @@ void ht__nccl_first_contact(void)
 {
 	if (ht_tls.depth > 0)
 		return;
+	int saved = errno;	/* activation creates files, dlopen may fail */
 	ht_real_init();
 	ht__nccl_resolve(NULL);
 	if (atomic_load(&ht_g.state) != HT_OFF)
@@ -116,6 +117,7 @@ void ht__nccl_first_contact(void)
 		ht_ev_emit(&w);
 	}
 	atomic_store_explicit(&ht__nccl_seen, true, memory_order_release);
+	errno = saved;
 }
 
 /* ---- shared field writers -------------------------------------------------------- */

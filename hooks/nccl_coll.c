@@ -68,7 +68,9 @@ static __attribute__((noinline)) void first_on_comm(struct coll *c, const struct
 	char buf[1024];
 	struct ht_jw w;
 
-	if (c->e != NULL && atomic_exchange(&c->e->first_done, true))
+	/* A comm we cannot track (NULL, table full) writes at most the phase. */
+	if (c->e != NULL ? atomic_exchange(&c->e->first_done, true) :
+			   ht_phases_has_begun(&ht_g.phases, HT_PHASE_FIRST_COLLECTIVE))
 		return;
 	c->t0 = ht_now();
 	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_NCCL);
@@ -123,8 +125,7 @@ static inline __attribute__((always_inline)) bool coll_enter(struct coll *c,
 	if (__builtin_expect(c->e == NULL, 0) && a->comm != NULL)
 		c->e = ht__nccl_comm_get(a->comm);
 	/* NCCL forbids using one communicator from two threads at once, so
-	 * its counter needs no atomic read-modify-write (a lock prefix costs
-	 * more than the rest of this path). */
+	 * its counter needs no locked read-modify-write on every call. */
 	if (c->e != NULL) {
 		c->seq = atomic_load_explicit(&c->e->seq, memory_order_relaxed);
 		atomic_store_explicit(&c->e->seq, c->seq + 1, memory_order_relaxed);
@@ -159,7 +160,11 @@ coll_leave(struct coll *c, const struct coll_args *a, ht_nccl_result_t rc)
 
 /* One wrapper: the args struct, the real function, the bracket. No stack
  * canary: nothing here is an array, and the check costs on every call. */
+#if defined(__has_attribute) && __has_attribute(no_stack_protector)
 #define HT_COLL_API HT_EXPORT __attribute__((no_stack_protector))
+#else
+#define HT_COLL_API HT_EXPORT
+#endif
 #define COLL(name, opcode, n, dt, rop, pr, call_args)                                   \
 	struct coll c;                                                                  \
 	ht__nccl_contact();                                                             \

@@ -11,6 +11,7 @@
  * provider. Resolution runs once, under a mutex, in normal context only.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
@@ -206,6 +207,7 @@ bool ht__nccl_resolve(const void *hint)
 	/* The dlsym hook may get here first in a process not yet relevant:
 	 * ht_is_ours needs our own span, which ht_real_init finds. */
 	ht_real_init();
+	int saved = errno;
 	ht_tls.depth++;
 	pthread_mutex_lock(&lock);
 	if (!atomic_load(&resolved) && find_provider(hint)) {
@@ -214,6 +216,7 @@ bool ht__nccl_resolve(const void *hint)
 	}
 	pthread_mutex_unlock(&lock);
 	ht_tls.depth--;
+	errno = saved;
 	return atomic_load(&resolved);
 }
 
@@ -227,11 +230,13 @@ void *ht__nccl_real_slow(int id)
 	f = real_of(id);
 	if (f == NULL) {
 		/* Not in the provider: another copy of NCCL may have it. */
+		int saved = errno;
 		ht_tls.depth++;
 		f = lookup(RTLD_NEXT, ht_hook_name(id));
 		if (f == NULL)
 			f = lookup(RTLD_DEFAULT, ht_hook_name(id));
 		ht_tls.depth--;
+		errno = saved;
 	}
 	return f;
 }

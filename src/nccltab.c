@@ -48,6 +48,8 @@ struct ht_ncomm *ht_ncomm_find(struct ht_ncomms *t, uintptr_t comm)
 {
 	uint32_t i = ht_ncomm_slot(comm);
 
+	if (comm <= KEY_REMOVED)
+		return NULL;
 	for (uint32_t n = 0; n < HT_NCCL_COMMS; n++) {
 		struct ht_ncomm *e = &t->e[i];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_acquire);
@@ -66,7 +68,7 @@ struct ht_ncomm *ht_ncomm_add(struct ht_ncomms *t, uintptr_t comm, bool *added)
 	uint32_t i = ht_ncomm_slot(comm);
 
 	*added = false;
-	if (e != NULL)
+	if (e != NULL || comm <= KEY_REMOVED)
 		return e;
 	for (uint32_t n = 0; n < HT_NCCL_COMMS; n++) {
 		e = &t->e[i];

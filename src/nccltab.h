@@ -88,18 +88,21 @@ static inline uint32_t ht_ncomm_slot(uintptr_t comm)
 {
 	return (uint32_t)(((uint64_t)comm * 0x9e3779b97f4a7c15ULL) >> 40) % HT_NCCL_COMMS;
 }
-/* The entry of comm, or NULL. Lock-free; comm must not be 0 or 1. */
+/* The entry of comm, or NULL (always for 0 and 1, which mark free and
+ * removed entries). Lock-free. */
 struct ht_ncomm *ht_ncomm_find(struct ht_ncomms *t, uintptr_t comm);
 /* The same, with the common case (comm in its home slot) inlined. */
 static inline struct ht_ncomm *ht_ncomm_find_fast(struct ht_ncomms *t, uintptr_t comm)
 {
 	struct ht_ncomm *e = &t->e[ht_ncomm_slot(comm)];
-	if (__builtin_expect(atomic_load_explicit(&e->key, memory_order_acquire) == comm, 1))
+	if (__builtin_expect(atomic_load_explicit(&e->key, memory_order_acquire) == comm &&
+				     comm > 1, 1))
 		return e;
 	return ht_ncomm_find(t, comm);
 }
 /* The entry of comm, added (zeroed, seq 0, READY, facts unknown) if absent;
- * NULL when the table is full. Callers serialise adds and removals. */
+ * NULL when the table is full or comm is 0 or 1. Callers serialise adds
+ * and removals. */
 struct ht_ncomm *ht_ncomm_add(struct ht_ncomms *t, uintptr_t comm, bool *added);
 /* Frees an entry (a later find misses it). */
 void ht_ncomm_remove(struct ht_ncomms *t, struct ht_ncomm *e);

@@ -41,6 +41,11 @@ START_TEST(add_find_remove_reuse)
 
 	ht_ncomm_reset(&tab);
 	ck_assert_ptr_null(ht_ncomm_find(&tab, comm_ptr(1)));
+	/* 0 and 1 mark free and removed entries: never a communicator. */
+	ck_assert_ptr_null(ht_ncomm_find(&tab, 0));
+	ck_assert_ptr_null(ht_ncomm_find_fast(&tab, 0));
+	ck_assert_ptr_null(ht_ncomm_find_fast(&tab, 1));
+	ck_assert_ptr_null(ht_ncomm_add(&tab, 0, &added));
 	struct ht_ncomm *e = ht_ncomm_add(&tab, comm_ptr(1), &added);
 	ck_assert_ptr_nonnull(e);
 	ck_assert(added);
