@@ -108,6 +108,7 @@ PROG_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O0 -Wall -Wextra -Werror -pthread -r
 -include $(foreach d,$(TEST_DIRS),$(wildcard $(d)/$(notdir $(d)).mk))
 
 $(B)/tests/check_runner: $(CHECK_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $(CHECK_OBJS) $(CHECK_LIBS)
 
 $(B)/obj/check/%.o: %.c | deps
