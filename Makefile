@@ -33,7 +33,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := src/names.c src/jsonw.c src/fmt.c src/options.c \
 	src/identity.c src/phase.c src/inflight.c src/ring.c src/redact.c \
-	src/elfsym.c src/netfacts.c src/ncclid.c src/cudafacts.c
+	src/elfsym.c src/netfacts.c src/ncclid.c src/cudafacts.c src/nccltab.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 
 # The command.

@@ -32,4 +32,15 @@ struct CUexecAffinityParam_st;
 struct CUctxCreateParams_st;
 struct CUuuid_st;
 
+/* NCCL (nccl.h): the enums are int-sized, the id is 128 bytes passed by
+ * value, the config is only ever reached through a pointer (hooks/nccl.h
+ * has its layout); hooks/proto_check_nccl.c compares each with nccl.h. */
+typedef int ht_nccl_result_t;			/* ncclResult_t */
+typedef int ht_nccl_dtype_t;			/* ncclDataType_t */
+typedef int ht_nccl_redop_t;			/* ncclRedOp_t */
+typedef struct ht_nccl_comm *ht_nccl_comm_t;	/* ncclComm_t */
+typedef struct ht_nccl_config ht_nccl_config_t;	/* ncclConfig_t */
+typedef struct ht_nccl_stream *ht_nccl_stream_t;	/* cudaStream_t */
+typedef struct { char internal[128]; } ht_nccl_uid_t;	/* ncclUniqueId */
+
 #endif

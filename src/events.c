@@ -95,6 +95,9 @@ void ht_call_enter(struct ht_call *c, int hook)
 	c->id = 0;
 	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) &&
 	    (unsigned)hook < HT_ARRAY_SIZE(ht_g.call_lines) &&
+	    /* A plain load first: no locked add once the lines are used up. */
+	    atomic_load_explicit(&ht_g.call_lines[hook], memory_order_relaxed) <
+		    CALL_LINES_PER_HOOK &&
 	    atomic_fetch_add_explicit(&ht_g.call_lines[hook], 1, memory_order_relaxed) <
 		    CALL_LINES_PER_HOOK) {
 		c->id = atomic_fetch_add(&call_ids, 1) + 1;

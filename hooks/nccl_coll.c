@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nccl_coll.c: collectives and point-to-point calls. Each app-level call
+ * takes the next sequence number of its communicator, goes into the ring
+ * (src/ring.c) that every dump writes out, and is a blocking call for the
+ * watchdog (the first one may block on NCCL's lazy connection setup). The
+ * first collective of each communicator is written at once, and the first
+ * of the process opens the first_collective phase. This path runs for every
+ * collective of a training job: thread-locals, atomics and the coarse clock
+ * only; no lock, no allocation, no system call (SPEC section 9: <= 25 ns).
+ */
+#include "cuda.h"
+#include "nccl.h"
+
+static _Atomic bool issued;	/* a collective returned in this process */
+
+
+struct coll {
+	struct ht_call call;
+	struct ht_ncomm *e;
+	uint32_t seq;
+	bool first;		/* this call opened the first_collective phase */
+	int64_t t0;
+};
+
+struct coll_args {
+	int hook, op;
+	ht_nccl_comm_t comm;
+	size_t count;
+	int dtype, redop, peer;
+	ht_nccl_stream_t stream;
+};
+
+bool ht_nccl_collective_issued(void)
+{
+	return atomic_load_explicit(&issued, memory_order_relaxed);
+}
+
+static bool is_p2p(int op)
+{
+	return op == HT_NCCL_OP_SEND || op == HT_NCCL_OP_RECV;
+}
+
+static void coll_fields(struct ht_jw *w, const struct coll_args *a, const struct coll *c)
+{
+	ht_jw_hex(w, "comm", (uintptr_t)a->comm);
+	if (c->e != NULL)
+		ht_jw_uint(w, "seq", c->seq);
+	else
+		ht_jw_null(w, "seq");
+	ht_jw_str(w, "op", ht_nccl_op_name(a->op));
+	ht_jw_uint(w, "count", a->count);
+	ht_jw_str(w, "dtype", ht_nccl_dtype_name(a->dtype));
+	ht_jw_str(w, "redop", a->redop >= 0 ? ht_nccl_redop_name(a->redop) : NULL);
+	ht_jw_int_or_null(w, "root", a->peer, a->peer >= 0 && !is_p2p(a->op));
+	ht_jw_int_or_null(w, "peer", a->peer, a->peer >= 0 && is_p2p(a->op));
+	ht_jw_hex(w, "stream", (uintptr_t)a->stream);
+}
+
+/* The first collective on a communicator: a nccl event, and for the first
+ * of the process the first_collective phase line, before NCCL runs it. */
+static __attribute__((noinline)) void first_on_comm(struct coll *c, const struct coll_args *a)
+{
+	char buf[1024];
+	struct ht_jw w;
+
+	/* A comm we cannot track (NULL, table full) writes at most the phase. */
+	if (c->e != NULL ? atomic_exchange(&c->e->first_done, true) :
+			   ht_phases_has_begun(&ht_g.phases, HT_PHASE_FIRST_COLLECTIVE))
+		return;
+	c->t0 = ht_now();
+	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_NCCL);
+	ht_jw_str(&w, "fn", ht_hook_name(a->hook));
+	ht_jw_str(&w, "state", "begin");
+	ht_jw_bool(&w, "first", true);
+	coll_fields(&w, a, c);
+	ht_ev_emit(&w);
+	if (ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_FIRST_COLLECTIVE, HT_BEGIN)) {
+		ht_jw_str(&w, "fn", ht_hook_name(a->hook));
+		coll_fields(&w, a, c);
+		ht_ev_emit(&w);
+		c->first = true;
+	}
+}
+
+static __attribute__((noinline)) void leave_slow(struct coll *c, const struct coll_args *a, int rc)
+{
+	char buf[2048];
+	struct ht_jw w;
+	bool ok = rc == HT_NCCL_SUCCESS || rc == HT_NCCL_IN_PROGRESS;
+
+	if (c->first && ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_FIRST_COLLECTIVE,
+				      ok ? HT_END : HT_ERROR)) {
+		ht_jw_str(&w, "fn", ht_hook_name(a->hook));
+		ht_jw_hex(&w, "comm", (uintptr_t)a->comm);
+		ht__nccl_result_fields(&w, rc, a->comm);
+		ht_jw_secs(&w, "dur", ht_now() - c->t0);
+		ht_ev_emit(&w);
+	}
+	if (!ok) {
+		ht_ev_begin(&w, buf, sizeof(buf), HT_EV_NCCL);
+		ht_jw_str(&w, "fn", ht_hook_name(a->hook));
+		ht_jw_str(&w, "state", "error");
+		coll_fields(&w, a, c);
+		ht__nccl_result_fields(&w, rc, a->comm);
+		ht_ev_emit(&w);
+	}
+	/* The first synchronize after this begins `steady` (hooks/cuda.h). */
+	if (ok && !atomic_exchange(&issued, true))
+		ht_cuda_note_collective();
+}
+
+static inline __attribute__((always_inline)) bool coll_enter(struct coll *c,
+							   const struct coll_args *a)
+{
+	if (ht_tls.nccl_depth > 0 || ht_tls.depth > 0 || !ht_active())
+		return false;
+	/* Nothing on this path sets errno (the line writer keeps it). */
+	ht_tls.nccl_depth++;
+	ht_call_enter(&c->call, a->hook);
+	c->e = ht_ncomm_find_fast(&ht__nccl_comms, (uintptr_t)a->comm);
+	if (__builtin_expect(c->e == NULL, 0) && a->comm != NULL)
+		c->e = ht__nccl_comm_get(a->comm);
+	/* NCCL forbids using one communicator from two threads at once, so
+	 * its counter needs no locked read-modify-write on every call. */
+	if (c->e != NULL) {
+		c->seq = atomic_load_explicit(&c->e->seq, memory_order_relaxed);
+		atomic_store_explicit(&c->e->seq, c->seq + 1, memory_order_relaxed);
+	} else {
+		c->seq = 0;
+	}
+	int64_t now = c->call.outer ? c->call.start_ns : ht_now_coarse();
+	int redop = a->redop < 0 ? -1 : a->redop > HT_NCCL_REDOP_CUSTOM ? HT_NCCL_REDOP_CUSTOM :
+									   a->redop;
+	ht_ring_put(&ht_g.ring, (uintptr_t)a->comm, c->seq, (uint16_t)a->op, a->count,
+		    (int8_t)(a->dtype >= 0 && a->dtype < 127 ? a->dtype : 127), (int8_t)redop, a->peer,
+		    now);
+	c->first = false;
+	if (__builtin_expect(c->e == NULL ||
+				     !atomic_load_explicit(&c->e->first_done, memory_order_relaxed),
+			     0))
+		first_on_comm(c, a);
+	return true;
+}
+
+static inline __attribute__((always_inline)) ht_nccl_result_t
+coll_leave(struct coll *c, const struct coll_args *a, ht_nccl_result_t rc)
+{
+	ht_call_leave(&c->call, rc);
+	ht_tls.nccl_depth--;
+	if (__builtin_expect(c->first || (rc != HT_NCCL_SUCCESS && rc != HT_NCCL_IN_PROGRESS) ||
+				     !atomic_load_explicit(&issued, memory_order_relaxed),
+			     0))
+		leave_slow(c, a, rc);
+	return rc;
+}
+
+/* One wrapper: the args struct, the real function, the bracket. No stack
+ * canary: nothing here is an array, and the check costs on every call. */
+#if defined(__has_attribute) && __has_attribute(no_stack_protector)
+#define HT_COLL_API HT_EXPORT __attribute__((no_stack_protector))
+#else
+#define HT_COLL_API HT_EXPORT
+#endif
+#define COLL(name, opcode, n, dt, rop, pr, call_args)                                   \
+	struct coll c;                                                                  \
+	ht__nccl_contact();                                                             \
+	__typeof__(ht_real.name) real = HT_NCCL_REAL(name);                             \
+	if (__builtin_expect(real == NULL, 0))                                          \
+		return HT_NCCL_INTERNAL_ERROR;                                          \
+	const struct coll_args a = { HT_HOOK_ID_##name, opcode, comm, n, dt, rop, pr, stream }; \
+	if (!coll_enter(&c, &a))                                                        \
+		return real call_args;                                                  \
+	return coll_leave(&c, &a, real call_args)
+
+HT_COLL_API ht_nccl_result_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+					 ht_nccl_dtype_t datatype, ht_nccl_redop_t op,
+					 ht_nccl_comm_t comm, ht_nccl_stream_t stream)
+{
+	COLL(ncclAllReduce, HT_NCCL_OP_ALLREDUCE, count, datatype, op, -1,
+	     (sendbuff, recvbuff, count, datatype, op, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+					 ht_nccl_dtype_t datatype, int root, ht_nccl_comm_t comm,
+					 ht_nccl_stream_t stream)
+{
+	COLL(ncclBroadcast, HT_NCCL_OP_BROADCAST, count, datatype, -1, root,
+	     (sendbuff, recvbuff, count, datatype, root, comm, stream));
+}
+
+/* NCCL's ncclBcast calls ncclBroadcast through the PLT: that inner call is
+ * nested and passes straight through, so one ncclBcast counts once. */
+HT_COLL_API ht_nccl_result_t ncclBcast(void *buff, size_t count, ht_nccl_dtype_t datatype, int root,
+				     ht_nccl_comm_t comm, ht_nccl_stream_t stream)
+{
+	COLL(ncclBcast, HT_NCCL_OP_BROADCAST, count, datatype, -1, root,
+	     (buff, count, datatype, root, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
+				      ht_nccl_dtype_t datatype, ht_nccl_redop_t op, int root,
+				      ht_nccl_comm_t comm, ht_nccl_stream_t stream)
+{
+	COLL(ncclReduce, HT_NCCL_OP_REDUCE, count, datatype, op, root,
+	     (sendbuff, recvbuff, count, datatype, op, root, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
+					 ht_nccl_dtype_t datatype, ht_nccl_comm_t comm,
+					 ht_nccl_stream_t stream)
+{
+	COLL(ncclAllGather, HT_NCCL_OP_ALLGATHER, sendcount, datatype, -1, -1,
+	     (sendbuff, recvbuff, sendcount, datatype, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
+					     ht_nccl_dtype_t datatype, ht_nccl_redop_t op,
+					     ht_nccl_comm_t comm, ht_nccl_stream_t stream)
+{
+	COLL(ncclReduceScatter, HT_NCCL_OP_REDUCESCATTER, recvcount, datatype, op, -1,
+	     (sendbuff, recvbuff, recvcount, datatype, op, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
+					ht_nccl_dtype_t datatype, ht_nccl_comm_t comm,
+					ht_nccl_stream_t stream)
+{
+	COLL(ncclAlltoAll, HT_NCCL_OP_ALLTOALL, count, datatype, -1, -1,
+	     (sendbuff, recvbuff, count, datatype, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
+				      ht_nccl_dtype_t datatype, int root, ht_nccl_comm_t comm,
+				      ht_nccl_stream_t stream)
+{
+	COLL(ncclGather, HT_NCCL_OP_GATHER, count, datatype, -1, root,
+	     (sendbuff, recvbuff, count, datatype, root, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
+				       ht_nccl_dtype_t datatype, int root, ht_nccl_comm_t comm,
+				       ht_nccl_stream_t stream)
+{
+	COLL(ncclScatter, HT_NCCL_OP_SCATTER, count, datatype, -1, root,
+	     (sendbuff, recvbuff, count, datatype, root, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclSend(const void *sendbuff, size_t count, ht_nccl_dtype_t datatype,
+				    int peer, ht_nccl_comm_t comm, ht_nccl_stream_t stream)
+{
+	COLL(ncclSend, HT_NCCL_OP_SEND, count, datatype, -1, peer,
+	     (sendbuff, count, datatype, peer, comm, stream));
+}
+
+HT_COLL_API ht_nccl_result_t ncclRecv(void *recvbuff, size_t count, ht_nccl_dtype_t datatype,
+				    int peer, ht_nccl_comm_t comm, ht_nccl_stream_t stream)
+{
+	COLL(ncclRecv, HT_NCCL_OP_RECV, count, datatype, -1, peer,
+	     (recvbuff, count, datatype, peer, comm, stream));
+}
+
+void ht__nccl_coll_fork_child(void)
+{
+	atomic_store(&issued, false);
+}
