@@ -60,16 +60,15 @@ static void nccl_log_env(void)
 		char cwd[PATH_MAX];
 		if (getcwd(cwd, sizeof(cwd)) == NULL)
 			return;
-		size_t k = ht_strlcpy(path, cwd, sizeof(path));
-		k += ht_strlcpy(path + k, "/", sizeof(path) - k);
-		ht_strlcpy(path + k, n > 0 ? dir : "./", sizeof(path) - k);
+		size_t k = ht_append(path, sizeof(path), 0, cwd);
+		k = ht_append(path, sizeof(path), k, "/");
+		ht_append(path, sizeof(path), k, n > 0 ? dir : "./");
 	} else {
-		ht_strlcpy(path, dir, sizeof(path));
+		ht_append(path, sizeof(path), 0, dir);
 	}
 	n = strlen(path);
-	if (n + 20 >= sizeof(path))
-		return;
-	ht_strlcpy(path + n, "nccl.%h.%p.log", sizeof(path) - n);
+	if (ht_append(path, sizeof(path), n, "nccl.%h.%p.log") != n + 14)
+		return;		/* too long: no log rather than a wrong path */
 	setenv("NCCL_DEBUG_FILE", path, 1);
 	ht_strlcpy(debug_file, path, sizeof(debug_file));
 	setenv("NCCL_DEBUG_SUBSYS", "INIT,BOOTSTRAP,ENV,NET", 0);

@@ -108,9 +108,9 @@ static void reap_slots(const struct thr *t, size_t n)
 static bool blocks_dump_signal(pid_t tid)
 {
 	char path[64], buf[2048];
-	size_t n = ht_strlcpy(path, "/proc/self/task/", sizeof(path));
-	n += ht_fmt_i64(path + n, tid);
-	ht_strlcpy(path + n, "/status", sizeof(path) - n);
+	size_t n = ht_append(path, sizeof(path), 0, "/proc/self/task/");
+	n = ht_append_i64(path, sizeof(path), n, tid);
+	ht_append(path, sizeof(path), n, "/status");
 	if (ht_read_file(path, buf, sizeof(buf)) <= 0)
 		return false;
 	const char *p = strstr(buf, "\nSigBlk:");
@@ -233,21 +233,18 @@ static void write_frames(struct ht_jw *w, const struct ht_uslot *u, const struct
 	for (int k = 0; k < u->n; k++) {
 		char f[1400], hex[24];
 		const struct ht_symq *s = &q[k];
-		size_t len = ht_strlcpy(f, s->name != NULL ? s->name : "??", 1100);
-		if (len > 1100)
-			len = 1100;
-		len += ht_strlcpy(f + len, " (", sizeof(f) - len);
+		/* The name gets at most 1100 bytes: the place must still fit. */
+		size_t len = ht_append(f, 1100, 0, s->name != NULL ? s->name : "??");
+		len = ht_append(f, sizeof(f), len, " (");
 		if (s->map != NULL) {
-			len += ht_strlcpy(f + len, ht_basename(s->map->path), 200);
-			if (len > sizeof(f) - 30)
-				len = sizeof(f) - 30;
+			len = ht_append(f, len + 200, len, ht_basename(s->map->path));
 			ht_fmt_hex(hex, s->vaddr != 0 ? s->vaddr : s->addr - s->map->lo + s->map->off);
-			f[len++] = '+';
-			len += ht_strlcpy(f + len, hex, sizeof(f) - len);
+			len = ht_append(f, sizeof(f), len, "+");
+			len = ht_append(f, sizeof(f), len, hex);
 		} else {
-			len += ht_strlcpy(f + len, "??", sizeof(f) - len);
+			len = ht_append(f, sizeof(f), len, "??");
 		}
-		ht_strlcpy(f + len, ")", sizeof(f) - len);
+		ht_append(f, sizeof(f), len, ")");
 		ht_jw_str(w, NULL, f);
 	}
 	ht_jw_end(w);
@@ -256,12 +253,12 @@ static void write_frames(struct ht_jw *w, const struct ht_uslot *u, const struct
 static void write_unanswered(struct ht_jw *w, pid_t tid)
 {
 	char path[64], buf[256];
-	size_t n = ht_strlcpy(path, "/proc/self/task/", sizeof(path));
-	n += ht_fmt_i64(path + n, tid);
-	ht_strlcpy(path + n, "/wchan", sizeof(path) - n);
+	size_t n = ht_append(path, sizeof(path), 0, "/proc/self/task/");
+	n = ht_append_i64(path, sizeof(path), n, tid);
+	ht_append(path, sizeof(path), n, "/wchan");
 	ssize_t r = ht_read_file(path, buf, sizeof(buf));
 	ht_jw_str(w, "wchan", r > 0 ? buf : NULL);
-	ht_strlcpy(path + n, "/syscall", sizeof(path) - n);
+	ht_append(path, sizeof(path), n, "/syscall");
 	r = ht_read_file(path, buf, sizeof(buf));
 	while (r > 0 && buf[r - 1] == '\n')
 		buf[--r] = '\0';
@@ -274,9 +271,9 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 	struct ht_jw w;
 	char path[64];
 	long ticks = sysconf(_SC_CLK_TCK);
-	size_t n = ht_strlcpy(path, "/proc/self/task/", sizeof(path));
-	n += ht_fmt_i64(path + n, t->tid);
-	ht_strlcpy(path + n, "/stat", sizeof(path) - n);
+	size_t n = ht_append(path, sizeof(path), 0, "/proc/self/task/");
+	n = ht_append_i64(path, sizeof(path), n, t->tid);
+	ht_append(path, sizeof(path), n, "/stat");
 	t->have_stat = ht_read_stat(path, &t->st);
 
 	ht_ev_begin(&w, line, sizeof(line), HT_EV_THREAD);

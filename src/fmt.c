@@ -140,6 +140,27 @@ size_t ht_strlcpy(char *dst, const char *src, size_t n)
 	return len;
 }
 
+size_t ht_append(char *buf, size_t cap, size_t n, const char *s)
+{
+	if (cap == 0)
+		return 0;
+	if (n >= cap)
+		n = cap - 1;
+	size_t len = s != NULL ? strlen(s) : 0;
+	if (len > cap - 1 - n)
+		len = cap - 1 - n;
+	memcpy(buf + n, s, len);
+	buf[n + len] = '\0';
+	return n + len;
+}
+
+size_t ht_append_i64(char *buf, size_t cap, size_t n, int64_t v)
+{
+	char num[24];
+	ht_fmt_i64(num, v);
+	return ht_append(buf, cap, n, num);
+}
+
 #define HT_ERRNO_MAP(XX) \
 	XX(EPERM) XX(ENOENT) XX(EINTR) XX(EIO) XX(EBADF) XX(EAGAIN) XX(ENOMEM) \
 	XX(EACCES) XX(EFAULT) XX(EBUSY) XX(EEXIST) XX(EINVAL) XX(ENFILE) \

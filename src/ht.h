@@ -35,6 +35,11 @@ bool ht_parse_i64(const char *s, int64_t *out);
 /* Non-negative seconds with optional fraction ("300", "2.5") into ns. */
 bool ht_parse_secs(const char *s, int64_t *ns);
 size_t ht_strlcpy(char *dst, const char *src, size_t n);
+/* Appends s (or v) to the string of length n in buf[cap], as much as fits;
+ * always NUL-terminated; returns the new length, never more than cap - 1.
+ * Chains of these cannot run past the buffer, unlike strlcpy's return. */
+size_t ht_append(char *buf, size_t cap, size_t n, const char *s);
+size_t ht_append_i64(char *buf, size_t cap, size_t n, int64_t v);
 /* "ECONNREFUSED" etc., NULL when not in our table. */
 const char *ht_errno_name(int e);
 const char *ht_signal_name(int sig);

@@ -39,12 +39,10 @@ static void id_warn(struct ht_identity *id, const char *name, const char *v)
 	if (id->nwarnings >= (int)HT_ARRAY_SIZE(id->warnings))
 		return;
 	char *w = id->warnings[id->nwarnings++];
-	size_t n = ht_strlcpy(w, name, HT_WARNING_LEN);
-	n += ht_strlcpy(w + n, "='", HT_WARNING_LEN - n);
-	if (n < HT_WARNING_LEN)
-		n += ht_strlcpy(w + n, v, 64 < HT_WARNING_LEN - n ? 64 : HT_WARNING_LEN - n);
-	if (n < HT_WARNING_LEN)
-		ht_strlcpy(w + n, "' is not a rank number; ignored", HT_WARNING_LEN - n);
+	size_t n = ht_append(w, HT_WARNING_LEN, 0, name);
+	n = ht_append(w, HT_WARNING_LEN, n, "='");
+	n = ht_append(w, n + 64 < HT_WARNING_LEN ? n + 64 : HT_WARNING_LEN, n, v);
+	ht_append(w, HT_WARNING_LEN, n, "' is not a rank number; ignored");
 }
 
 /* A non-negative integer variable, or -1 when absent or malformed. */

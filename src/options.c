@@ -30,25 +30,17 @@ static void warn(struct ht_options *o, const char *a, const char *b,
 	char *w = o->warnings[o->nwarnings++];
 	size_t n = 0;
 	const char *parts[] = { a, b, c, d };
-	for (size_t i = 0; i < 4; i++) {
-		if (parts[i] == NULL)
-			continue;
-		n += ht_strlcpy(w + n, parts[i], HT_WARNING_LEN - n);
-		if (n >= HT_WARNING_LEN - 1) {
-			n = HT_WARNING_LEN - 1;
-			break;
-		}
-	}
+	w[0] = '\0';
+	for (size_t i = 0; i < 4; i++)
+		if (parts[i] != NULL)
+			n = ht_append(w, HT_WARNING_LEN, n, parts[i]);
 }
 
 static void malformed(struct ht_options *o, const char *entry, const char *why,
 		      const char *dflt)
 {
 	char quoted[96];
-	size_t n = ht_strlcpy(quoted, entry, sizeof(quoted) - 2);
-	if (n > sizeof(quoted) - 3)
-		n = sizeof(quoted) - 3;
-	quoted[n] = '\0';
+	ht_append(quoted, sizeof(quoted), 0, entry);
 	warn(o, quoted, why, "; using ", dflt);
 }
 

@@ -163,14 +163,13 @@ static bool traced_before_exec(void)
 	if (ht_g.opt.dir[0] == '\0')
 		return false;
 	host_name();
-	n = ht_strlcpy(path, ht_g.opt.dir, sizeof(path));
-	n += ht_strlcpy(path + n, "/", sizeof(path) - n);
-	n += ht_strlcpy(path + n, ht_g.host, sizeof(path) - n);
-	n += ht_strlcpy(path + n, ".", sizeof(path) - n);
-	if (n + 32 >= sizeof(path))
-		return false;
-	n += ht_fmt_i64(path + n, getpid());
-	ht_strlcpy(path + n, ".jsonl", sizeof(path) - n);
+	n = ht_append(path, sizeof(path), 0, ht_g.opt.dir);
+	n = ht_append(path, sizeof(path), n, "/");
+	n = ht_append(path, sizeof(path), n, ht_g.host);
+	n = ht_append(path, sizeof(path), n, ".");
+	n = ht_append_i64(path, sizeof(path), n, getpid());
+	if (ht_append(path, sizeof(path), n, ".jsonl") != n + 6)
+		return false;	/* too long to be ours */
 	if (access(path, F_OK) != 0)
 		return false;
 	return ht_proc_trace_matches(path, getpid());

@@ -93,15 +93,16 @@ static void say_stall(int64_t age)
 	while (*dot != '\0' && *dot != '.')
 		dot++;
 	*dot = '\0';
+	msg[0] = '\0';
 	if (ht_g.id.rank >= 0) {
-		n += ht_strlcpy(msg + n, "rank ", sizeof(msg) - n);
-		n += ht_fmt_i64(msg + n, ht_g.id.rank);
-		n += ht_strlcpy(msg + n, " ", sizeof(msg) - n);
+		n = ht_append(msg, sizeof(msg), n, "rank ");
+		n = ht_append_i64(msg, sizeof(msg), n, ht_g.id.rank);
+		n = ht_append(msg, sizeof(msg), n, " ");
 	}
-	n += ht_strlcpy(msg + n, "stalled ", sizeof(msg) - n);
-	n += ht_strlcpy(msg + n, secs, sizeof(msg) - n);
-	n += ht_strlcpy(msg + n, "s in ", sizeof(msg) - n);
-	ht_strlcpy(msg + n, cur >= 0 ? ht_phase_name(cur) : "launch", sizeof(msg) - n);
+	n = ht_append(msg, sizeof(msg), n, "stalled ");
+	n = ht_append(msg, sizeof(msg), n, secs);
+	n = ht_append(msg, sizeof(msg), n, "s in ");
+	ht_append(msg, sizeof(msg), n, cur >= 0 ? ht_phase_name(cur) : "launch");
 	ht_say(msg, "; stacks dumped to ", ht_g.trace_path);
 }
 

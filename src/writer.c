@@ -46,16 +46,14 @@ void ht_ev_begin(struct ht_jw *w, char *buf, size_t cap, enum ht_event_type t)
 void ht_say(const char *a, const char *b, const char *c)
 {
 	char line[512];
-	size_t n = ht_strlcpy(line, "hangtrace[", sizeof(line));
-	n += ht_fmt_i64(line + n, getpid());
-	n += ht_strlcpy(line + n, "]: ", sizeof(line) - n);
+	size_t n = ht_append(line, sizeof(line) - 1, 0, "hangtrace[");
+	n = ht_append_i64(line, sizeof(line) - 1, n, getpid());
+	n = ht_append(line, sizeof(line) - 1, n, "]: ");
 	const char *parts[] = { a, b, c };
-	for (size_t i = 0; i < 3 && n < sizeof(line) - 2; i++)
+	for (size_t i = 0; i < 3; i++)
 		if (parts[i] != NULL)
-			n += ht_strlcpy(line + n, parts[i], sizeof(line) - 1 - n);
-	if (n > sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
+			n = ht_append(line, sizeof(line) - 1, n, parts[i]);
+	line[n++] = '\n';	/* room kept: every append had one byte less */
 	ssize_t r HT_UNUSED = write(STDERR_FILENO, line, n);
 }
 
@@ -151,11 +149,11 @@ void ht_ev_warning(const char *msg)
 static int make_dir(const char *path)
 {
 	char p[sizeof(ht_g.opt.dir) + 64];
-	size_t n = ht_strlcpy(p, path, sizeof(p));
 	struct stat st;
 
-	if (n >= sizeof(p))
+	if (strlen(path) >= sizeof(p))
 		return -ENAMETOOLONG;
+	size_t n = ht_append(p, sizeof(p), 0, path);
 	for (size_t i = 1; i <= n; i++) {
 		if (p[i] != '/' && p[i] != '\0')
 			continue;
@@ -176,9 +174,8 @@ static int make_dir(const char *path)
 
 static size_t default_dir(char *out, size_t cap)
 {
-	size_t n = ht_strlcpy(out, "./hangtrace.", cap);
-	return n + ht_strlcpy(out + n, ht_g.id.job[0] != '\0' ? ht_g.id.job : "local",
-			      cap - n);
+	size_t n = ht_append(out, cap, 0, "./hangtrace.");
+	return ht_append(out, cap, n, ht_g.id.job[0] != '\0' ? ht_g.id.job : "local");
 }
 
 static int build_path(void)
@@ -193,14 +190,15 @@ static int build_path(void)
 	int rc = make_dir(dir);
 	if (rc < 0)
 		return rc;
-	n = ht_strlcpy(ht_g.trace_path, dir, sizeof(ht_g.trace_path));
-	n += ht_strlcpy(ht_g.trace_path + n, "/", sizeof(ht_g.trace_path) - n);
-	n += ht_strlcpy(ht_g.trace_path + n, ht_g.host, sizeof(ht_g.trace_path) - n);
-	n += ht_strlcpy(ht_g.trace_path + n, ".", sizeof(ht_g.trace_path) - n);
-	if (n + 32 >= sizeof(ht_g.trace_path))
+	char *tp = ht_g.trace_path;
+	size_t cap = sizeof(ht_g.trace_path);
+	n = ht_append(tp, cap, 0, dir);
+	n = ht_append(tp, cap, n, "/");
+	n = ht_append(tp, cap, n, ht_g.host);
+	n = ht_append(tp, cap, n, ".");
+	n = ht_append_i64(tp, cap, n, ht_g.pid);
+	if (ht_append(tp, cap, n, ".jsonl") != n + 6)
 		return -ENAMETOOLONG;
-	n += ht_fmt_i64(ht_g.trace_path + n, ht_g.pid);
-	ht_strlcpy(ht_g.trace_path + n, ".jsonl", sizeof(ht_g.trace_path) - n);
 	return 0;
 }
 
