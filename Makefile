@@ -19,12 +19,16 @@ BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc -Ihooks
 OPT ?= -O2
 
 # The library: position independent, everything hidden but the hooks, our
-# few thread-locals in the static TLS block (no __tls_get_addr in handlers).
-LIB_CFLAGS := $(BASE_CFLAGS) $(OPT) -fPIC -fvisibility=hidden \
+# few thread-locals in the static TLS block (no __tls_get_addr in handlers),
+# link-time optimised: the call bracket and the ring inline into the
+# collective wrappers (SPEC section 9: 25 ns a collective; LTO takes about
+# 2.5 ns off, bench/run.sh).
+LIB_OPT ?= $(OPT) -flto=auto
+LIB_CFLAGS := $(BASE_CFLAGS) $(LIB_OPT) -fPIC -fvisibility=hidden \
 	-ftls-model=initial-exec -fno-strict-aliasing -fstack-protector-strong \
 	$(if $(wildcard $(CUDA_HOME)/include/cuda.h),-DHT_HAVE_CUDA_H -I$(CUDA_HOME)/include) \
 	$(if $(wildcard $(CUDA_HOME)/include/nccl.h),-DHT_HAVE_NCCL_H)
-LIB_LDFLAGS := -shared -Wl,--version-script=$(B)/exports.map -Wl,-z,now \
+LIB_LDFLAGS := $(LIB_OPT) -shared -Wl,--version-script=$(B)/exports.map -Wl,-z,now \
 	-Wl,-z,noexecstack -Wl,--exclude-libs,ALL -Wl,--no-undefined -static-libgcc
 
 LIB_SRCS := $(sort $(wildcard src/*.c) $(filter-out hooks/proto_check_%.c,$(wildcard hooks/*.c)))
@@ -73,7 +77,13 @@ $(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map $(PROTO_CHECKS)
 	$(CC) $(LIB_LDFLAGS) -o $@ $(LIB_OBJS)
 	@scripts/check-lib.sh $@
 
-$(B)/obj/lib/%.o: %.c | deps
+# Objects depend on the flags they were built with: changing OPT or
+# LIB_OPT rebuilds them (a stale object measured wrong once).
+$(B)/lib.flags: FORCE | $(B)
+	@echo '$(LIB_CFLAGS) $(LIB_LDFLAGS)' | cmp -s - $@ || echo '$(LIB_CFLAGS) $(LIB_LDFLAGS)' > $@
+.PHONY: FORCE
+
+$(B)/obj/lib/%.o: %.c $(B)/lib.flags | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
