@@ -14,3 +14,5 @@ echo "== stall to complete dump (budget 100 ms past the deadline)"
 "$root/bench/dump_latency.sh" 15
 echo "== resident memory added to a traced process (budget 2 MiB)"
 "$root/bench/rss.sh"
+echo "== a hooked NCCL collective (budget 25 ns added)"
+"$root/bench/collective.sh"
