@@ -17,6 +17,8 @@
  *   ring         init, ITERS allreduces counting mallocs (when the
  *                malloc counter is preloaded), then STALL_S seconds in
  *                stall_after_collectives
+ *   idle         init, one allreduce, a CUDA synchronize (steady), then
+ *                IDLE_S seconds idle (a rank in steady state)
  * NRANKS overrides the nranks passed to init; OWN_ID=1 makes a rank use an
  * id of its own. Prints "rank R: ..." lines; exits 0 on success.
  */
@@ -264,6 +266,20 @@ static int mode_ring(void)
 	return 0;
 }
 
+static int mode_idle(void)
+{
+	ncclComm_t comm;
+	int rc = init(&comm);
+
+	if (rc != 0)
+		return rc;
+	CHECK(ncclAllReduce(buf, buf, 1, ncclFloat32, ncclSum, comm, NULL));
+	cuda_sync();
+	stall_after_collectives(t_env_int("IDLE_S", 0));
+	t_say("DONE");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "job";
@@ -285,6 +301,8 @@ int main(int argc, char **argv)
 		return mode_configs();
 	if (strcmp(mode, "ring") == 0)
 		return mode_ring();
+	if (strcmp(mode, "idle") == 0)
+		return mode_idle();
 	fprintf(stderr, "nccl_job: unknown mode %s\n", mode);
 	return 2;
 }
