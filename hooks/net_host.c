@@ -87,9 +87,9 @@ static void resolve_hostport(const char *var, int default_port, enum ht_net_role
 		return;
 	if (!ht_hostport_split(v, host, sizeof(host), &port)) {
 		char msg[400];
-		size_t n = ht_strlcpy(msg, var, sizeof(msg));
-		n += ht_strlcpy(msg + n, " is not host:port: ", sizeof(msg) - n);
-		ht_strlcpy(msg + n, v, sizeof(msg) - n);
+		size_t n = ht_append(msg, sizeof(msg), 0, var);
+		n = ht_append(msg, sizeof(msg), n, " is not host:port: ");
+		ht_append(msg, sizeof(msg), n, v);
 		ht_ev_warning(msg);
 		return;
 	}
@@ -201,16 +201,16 @@ static const char *match_ifaces(const char *var, const struct iface *ifs, int n,
 	}
 	if (spec != NULL && hits == 0) {
 		char msg[600];
-		size_t len = ht_strlcpy(msg, var, sizeof(msg));
-		len += ht_strlcpy(msg + len, "=", sizeof(msg) - len);
-		len += ht_strlcpy(msg + len, spec, 200);
-		len += ht_strlcpy(msg + len, " selects no interface of this host (", sizeof(msg) - len);
-		for (int k = 0; k < n && len < sizeof(msg) - 40; k++) {
+		size_t len = ht_append(msg, sizeof(msg), 0, var);
+		len = ht_append(msg, sizeof(msg), len, "=");
+		len = ht_append(msg, 240, len, spec);
+		len = ht_append(msg, sizeof(msg), len, " selects no interface of this host (");
+		for (int k = 0; k < n; k++) {
 			if (k > 0)
-				len += ht_strlcpy(msg + len, " ", sizeof(msg) - len);
-			len += ht_strlcpy(msg + len, ifs[k].name, sizeof(msg) - 40 - len);
+				len = ht_append(msg, sizeof(msg) - 2, len, " ");
+			len = ht_append(msg, sizeof(msg) - 2, len, ifs[k].name);
 		}
-		ht_strlcpy(msg + len, ")", sizeof(msg) - len);
+		ht_append(msg, sizeof(msg), len, ")");
 		ht_ev_warning(msg);
 	}
 	return spec;
