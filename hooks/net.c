@@ -206,8 +206,9 @@ static bool is_stream(int fd)
 /*
  * The socket type costs a system call, so it is asked only where the
  * answer matters: before a connect to an endpoint (which may open the
- * rendezvous), and after a connect to anything else that did not answer
- * EINPROGRESS (which only a stream socket can).
+ * rendezvous), and after a connect to anything else that succeeded at once
+ * or failed in a way a datagram socket can (EINPROGRESS, ECONNREFUSED,
+ * ETIMEDOUT... are a stream socket's).
  */
 static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
@@ -259,7 +260,10 @@ static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *
 	struct pend p;
 	/* EINTR: the kernel goes on connecting, as after EINPROGRESS. */
 	bool waiting = err == EINPROGRESS || err == EALREADY || err == EINTR;
-	if (!waiting && err != EISCONN && role == HT_ROLE_OTHER && !again && !is_stream(fd)) {
+	/* Outcomes only a stream socket has need no question. */
+	bool tcp_only = waiting || err == EISCONN || err == ECONNREFUSED || err == ETIMEDOUT ||
+			err == ECONNRESET;
+	if (!tcp_only && role == HT_ROLE_OTHER && !again && !is_stream(fd)) {
 		if ((unsigned)fd < MAX_FD)
 			bit_take(pend_bits, fd);
 	} else if (err == EISCONN) {
