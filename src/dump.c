@@ -164,7 +164,8 @@ static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
 		struct ht_uslot *u = &ht_uslots[t[i].slot];
 		/* At most one signal outstanding per thread: real-time signals
 		 * queue, and a masked thread would get them all at once later. */
-		if (atomic_load(&u->sent) != atomic_load(&u->answered))
+		if (atomic_load(&u->sent) != atomic_load(&u->answered) ||
+		    !ht__net_dump_may_signal(t[i].tid))
 			continue;
 		if (blocks_dump_signal(t[i].tid)) {
 			t[i].deferred = true;

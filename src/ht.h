@@ -341,6 +341,9 @@ void ht__nccl_activate(void);
 void ht__net_fork_child(void);
 void ht__nccl_fork_child(void);
 void ht__cuda_fork_child(void);
+/* Asked by a dump before it signals thread tid to unwind it: false when
+ * the signal would make the application fail (hooks/net.c). */
+bool ht__net_dump_may_signal(pid_t tid);
 /* Called by close/dup2/dup3 before fd is closed or replaced. */
 void ht__net_fd_closing(int fd);
 /* Names of the NCCL ops, data types and reduction ops in ring entries. */

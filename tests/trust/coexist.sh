@@ -18,7 +18,7 @@ done
 i=0
 for order in "$LIB:$M" "$M:$LIB"; do
 	i=$((i + 1))
-	out=$(RANK=0 HANGTRACE_DIR="$T/m$i" HANGTRACE_TIMEOUT=0.5 LD_PRELOAD="$order" "$C" malloc 2 2>/dev/null); rc=$?
+	out=$(RANK=0 HANGTRACE_DIR="$T/m$i" HANGTRACE_TIMEOUT=0.45 LD_PRELOAD="$order" "$C" malloc 2 2>/dev/null); rc=$?
 	check "malloc interposer, order $i: runs (status $rc)" test $rc = 0 -a "$out" = "done threads=0 loads=0"
 	check "malloc interposer, order $i: dumps complete" tq "$T/m$i" 'len(proc(rank=0).dumps) >= 2 and all(d[2] is not None for d in proc(rank=0).dumps)'
 	py=$(RANK=0 HANGTRACE_DIR="$T/py$i" LD_PRELOAD="$order" /usr/bin/python3 -c 'import json; print(json.dumps({"a": 1}))' 2>&1)
