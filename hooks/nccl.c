@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "net.h"
 #include "nccl.h"
 
 _Atomic bool ht__nccl_seen;
@@ -33,12 +34,6 @@ static __thread int grp_depth, grp_pending;
 static __thread struct ht_ncclid nested_id;
 static __thread bool nested_id_valid;
 
-/* TODO(net family merge): hooks/net.h exports this; until it is on this
- * branch it is a weak reference, NULL when the net family is absent. Every
- * decoded bootstrap root is handed to it so that connects to it are
- * attributed "nccl_bootstrap". */
-void ht_net_add_endpoint(const struct sockaddr *sa, socklen_t len, const char *role)
-	__attribute__((weak, visibility("hidden")));
 
 /* ---- activation --------------------------------------------------------------- */
 
@@ -160,7 +155,8 @@ void ht__nccl_id_fields(struct ht_jw *w, const struct ht_ncclid *id)
 
 void ht__nccl_note_root(const struct ht_ncclid *id)
 {
-	if (id->family != 0 && ht_net_add_endpoint != NULL)
+	/* Connects to this root are then attributed "nccl_bootstrap" (net.h). */
+	if (id->family != 0)
 		ht_net_add_endpoint((const struct sockaddr *)&id->addr, id->addr_len,
 				    "nccl_bootstrap");
 }

@@ -91,105 +91,14 @@ uint64_t ht_ncclid_commid_for(const struct ht_ncclid *id, int version)
 	return id->commid_old;
 }
 
-static size_t put_hex16(char *out, unsigned v)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t n = 0;
-	bool started = false;
-
-	for (int shift = 12; shift >= 0; shift -= 4) {
-		unsigned d = (v >> shift) & 0xf;
-		if (d != 0 || started || shift == 0) {
-			out[n++] = hex[d];
-			started = true;
-		}
-	}
-	return n;
-}
-
-static size_t put_u32(char *out, uint32_t v)
-{
-	char tmp[24];
-	size_t n = ht_fmt_u64(tmp, v);
-	memcpy(out, tmp, n);
-	return n;
-}
-
-static size_t put_ipv4(char *out, const unsigned char *a)
-{
-	size_t n = 0;
-	for (int i = 0; i < 4; i++) {
-		if (i > 0)
-			out[n++] = '.';
-		n += put_u32(out + n, a[i]);
-	}
-	return n;
-}
-
-/* RFC 5952: lower case, no leading zeros, the longest run of two or more
- * zero groups (the first of equal runs) written as "::". */
-static size_t put_ipv6(char *out, const unsigned char *a)
-{
-	unsigned g[8];
-	int best = -1, best_len = 0;
-	size_t n = 0;
-
-	for (int i = 0; i < 8; i++)
-		g[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
-	for (int i = 0; i < 8;) {
-		int j = i;
-		while (j < 8 && g[j] == 0)
-			j++;
-		if (j - i > best_len && j - i >= 2) {
-			best = i;
-			best_len = j - i;
-		}
-		i = j > i ? j : i + 1;
-	}
-	for (int i = 0; i < 8; i++) {
-		if (i == best) {
-			out[n++] = ':';
-			out[n++] = ':';
-			i += best_len - 1;
-			continue;
-		}
-		if (i > 0 && i != best + best_len)
-			out[n++] = ':';
-		n += put_hex16(out + n, g[i]);
-	}
-	return n;
-}
-
 size_t ht_fmt_sockaddr(char *out, const struct sockaddr *sa, socklen_t len)
 {
-	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	size_t n = 0;
+	struct ht_addr a;
 
 	out[0] = '\0';
-	if (sa == NULL || len < sizeof(sa_family_t))
+	if (sa == NULL || !ht_addr_from_sa(&a, sa, len))
 		return 0;
-	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-		struct sockaddr_in in;
-		memcpy(&in, sa, sizeof(in));
-		n = put_ipv4(out, (const unsigned char *)&in.sin_addr);
-		out[n++] = ':';
-		n += put_u32(out + n, ntohs(in.sin_port));
-	} else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
-		struct sockaddr_in6 in6;
-		memcpy(&in6, sa, sizeof(in6));
-		const unsigned char *a = in6.sin6_addr.s6_addr;
-		if (memcmp(a, mapped, sizeof(mapped)) == 0) {
-			n = put_ipv4(out, a + 12);
-		} else {
-			out[n++] = '[';
-			n += put_ipv6(out + n, a);
-			out[n++] = ']';
-		}
-		out[n++] = ':';
-		n += put_u32(out + n, ntohs(in6.sin6_port));
-	}
-	out[n] = '\0';
-	return n;
+	return ht_addr_fmt(out, HT_ADDR_STRLEN, &a, true);
 }
 
 /* The socket address at off, when its family is one NCCL uses. */

@@ -14,12 +14,12 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "netfacts.h"
+
 #define HT_NCCL_ID_BYTES 128
 /* NCCL_MAGIC of src/include/comm.h: the magic of every id made from
  * NCCL_COMM_ID, so all jobs using one NCCL_COMM_ID get identical ids. */
 #define HT_NCCL_FIXED_MAGIC 0x0280028002800280ULL
-/* "[ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]:65535" plus the NUL. */
-#define HT_ADDR_STRLEN 48
 
 struct ht_ncclid {
 	uint64_t magic;
