@@ -9,6 +9,7 @@
  * never wrapped: a wrapper frame would return twice on the shared stack.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <linux/close_range.h>
@@ -26,6 +27,7 @@ static void fork_child(pid_t parent, bool cuda)
 	ht_tls.hook_depth = 0;
 	ht_tls.nccl_depth = 0;
 	ht_g.pid = getpid();
+	atomic_store(&ht_g.main_pthread, (uint64_t)pthread_self());	/* the forking thread */
 	ht_g.fork_parent = parent;
 	ht_g.cuda_inherited = cuda;
 	atomic_store(&ht_g.cuda_initialized, false);

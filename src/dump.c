@@ -9,6 +9,7 @@
  * an arena mapped for the dump and unmapped after it: no malloc.
  */
 #include <dirent.h>
+#include <setjmp.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -266,6 +267,22 @@ static void write_unanswered(struct ht_jw *w, pid_t tid)
 	ht_jw_str(w, "syscall", r > 0 ? buf : NULL);
 }
 
+/* The pthread_t of thread t, as CPython names threads; 0 when unknown. */
+static uint64_t thread_ident(const struct thr *t, const struct ht_uslot *u)
+{
+	if (u != NULL)
+		return u->pthread;
+	if (t->tid == ht_g.pid)
+		return atomic_load(&ht_g.main_pthread);
+	uint32_t used = atomic_load(&ht_g.inflight.used);
+	for (uint32_t i = 0; i < used; i++)
+		if (atomic_load(&ht_g.inflight.slot[i].tid) == t->tid)
+			return atomic_load(&ht_g.inflight.slot[i].pthread);
+	if (t->slot >= 0)	/* answered a dump before */
+		return ht_uslots[t->slot].pthread;
+	return 0;
+}
+
 static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct thr *t,
 			 struct ht_pythread *py, size_t npy, uint32_t gen)
 {
@@ -292,28 +309,37 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 	ht_jw_bool(&w, "answered", u != NULL);
 	if (watchdog)
 		ht_jw_bool(&w, "hangtrace", true);
+	size_t mark = a->used;
 	if (u != NULL && atomic_load(&u->done) == gen) {
-		size_t mark = a->used;
 		struct ht_symq *q = ht_arena_alloc(a, (size_t)(u->n > 0 ? u->n : 1) * sizeof(*q));
-		if (q != NULL) {
+		sigjmp_buf back;
+		if (q != NULL && sigsetjmp(back, 1) == 0) {
 			/* Return addresses point after the call: look up ip-1. */
 			for (int k = 0; k < u->n; k++)
 				q[k].addr = k == 0 ? u->ip[k] : u->ip[k] - 1;
+			ht_tls.fault_jmp = &back;
 			ht_symbolize(a, maps, q, (size_t)u->n);
+			ht_tls.fault_jmp = NULL;
 			write_frames(&w, u, q);
+		} else if (q != NULL) {
+			ht_jw_str(&w, "frames_error", "a fault while reading symbols (a file changed?)");
 		}
-		for (size_t k = 0; k < npy; k++) {
-			if (py[k].ident != u->pthread)
-				continue;
-			ht_jw_arr_begin(&w, "python");
-			for (int f = 0; f < py[k].n; f++)
-				ht_jw_str(&w, NULL, py[k].frames[f]);
-			ht_jw_end(&w);
-		}
-		a->used = mark;
 	} else if (!watchdog) {
 		write_unanswered(&w, t->tid);
 	}
+	/* Python frames need no signal: only the thread's pthread_t, known
+	 * from its answer, its in-flight slot, or as the main thread. */
+	uint64_t ident = thread_ident(t, u);
+	for (size_t k = 0; ident != 0 && k < npy; k++) {
+		if (py[k].ident != ident)
+			continue;
+		ht_jw_arr_begin(&w, "python");
+		for (int f = 0; f < py[k].n; f++)
+			ht_jw_str(&w, NULL, py[k].frames[f]);
+		ht_jw_end(&w);
+		break;
+	}
+	a->used = mark;
 	ht_ev_emit(&w);
 }
 
@@ -415,7 +441,19 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 	ht_maps_read(&a, &maps);
 	struct ht_pythread *py = NULL;
 	size_t npy = 0;
-	const char *py_status = ht_py_capture(&a, &maps, &py, &npy);
+	/* CPython's dumper reads other threads' frames without the GIL: frames
+	 * that change under it may fault. That fault comes back here. */
+	const char *py_status;
+	sigjmp_buf back;
+	if (sigsetjmp(back, 1) == 0) {
+		ht_tls.fault_jmp = &back;
+		py_status = ht_py_capture(&a, &maps, &py, &npy);
+	} else {
+		py = NULL;
+		npy = 0;
+		py_status = "unavailable: the interpreter's frames changed while they were read";
+	}
+	ht_tls.fault_jmp = NULL;
 
 	size_t unanswered = 0;
 	for (size_t i = 0; i < nt; i++) {

@@ -6,6 +6,7 @@
  * gets call lines only while the process starts up (at most 8 per hook) or
  * when a dump saw it stalled. No allocation; no locks.
  */
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -53,6 +54,8 @@ static struct ht_slot *my_slot(void)
 	if (ht_tls.tid == 0 || ht_tls.slot_pid != (uint32_t)ht_g.pid)
 		ht_tls.tid = (pid_t)syscall(SYS_gettid);
 	s = ht_inflight_claim(&ht_g.inflight, ht_tls.tid);
+	if (s != NULL)	/* a dump can then name this thread's Python frames */
+		atomic_store_explicit(&s->pthread, (uint64_t)pthread_self(), memory_order_relaxed);
 	ht_tls.slot = s;
 	ht_tls.slot_pid = (uint32_t)ht_g.pid;
 	return s;

@@ -171,6 +171,7 @@ struct ht_slot {
 	_Atomic int32_t hook;		/* hook id of the outermost call */
 	_Atomic int64_t start_ns;	/* coarse monotonic start */
 	_Atomic uint32_t stalled_seq;	/* seq a dump saw this call at */
+	_Atomic uint64_t pthread;	/* the owner's pthread_self(): Python's name for it */
 };
 
 struct ht_inflight {
@@ -238,6 +239,7 @@ struct ht_tls {
 	int hook_depth;		/* blocking-call nesting of this thread */
 	int nccl_depth;		/* NCCL API nesting (NCCL calls itself) */
 	int in_term;		/* inside our SIGTERM handler, waiting for a dump */
+	void *fault_jmp;	/* sigjmp_buf to return to on SIGSEGV/SIGBUS (dump code) */
 	pid_t tid;
 	struct ht_slot *slot;
 	uint32_t slot_pid;	/* pid the slot was claimed in (fork) */
@@ -262,6 +264,7 @@ struct ht_global {
 	_Atomic bool watchdog_parked;	/* stopped around fork, restart due */
 	bool trace_lost;		/* the application closed our descriptor */
 	_Atomic uint32_t call_lines[512];	/* call lines written per hook id */
+	_Atomic uint64_t main_pthread;	/* the main thread's pthread_self(), 0 unknown */
 	char trace_path[1280];
 	char host[256];
 };

@@ -9,6 +9,7 @@
  * answer with them. Handlers save errno and never allocate.
  */
 #include <errno.h>
+#include <setjmp.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -124,6 +125,16 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct owned *o = find(sig);
+
+	/* A fault in our own dump code (CPython's frames changing under its
+	 * dumper, a file truncated under the symbolizer): back to the dump,
+	 * which says what it lost. Never the application's fault to handle. */
+	if ((sig == SIGSEGV || sig == SIGBUS) && ht_tls.fault_jmp != NULL) {
+		sigjmp_buf *back = ht_tls.fault_jmp;
+		ht_tls.fault_jmp = NULL;
+		errno = saved;
+		siglongjmp(*back, sig);
+	}
 
 	if (o == NULL)
 		goto out;

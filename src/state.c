@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -102,6 +103,8 @@ static void activate_locked(enum ht_reason why)
 	ht_real_init();
 	host_name();
 	ht_g.pid = getpid();
+	if (syscall(SYS_gettid) == ht_g.pid)
+		atomic_store(&ht_g.main_pthread, (uint64_t)pthread_self());
 	ht_phases_reset(&ht_g.phases, ht_now());
 	ht_g.dump_signal = ht_signal_pick_dump();
 

@@ -126,6 +126,15 @@ static void *main_loop(void *arg)
 	int ep_dumps = 0;
 
 	prctl(PR_SET_NAME, "hangtrace", 0, 0, 0);
+	/* The kernel kills a process whose synchronous fault is blocked: these
+	 * must reach our handler, which returns to a guarded dump (dump.c). */
+	sigset_t faults;
+	sigemptyset(&faults);
+	sigaddset(&faults, SIGSEGV);
+	sigaddset(&faults, SIGBUS);
+	sigaddset(&faults, SIGFPE);
+	sigaddset(&faults, SIGILL);
+	pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
 	ht_tls.depth = 1;	/* our own calls never run hook logic */
 	ht_tls.tid = (pid_t)syscall(SYS_gettid);
 	while (!atomic_load(&stopping) && ht_active()) {
