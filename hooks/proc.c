@@ -174,9 +174,13 @@ HT_EXPORT int close(int fd)
 	return ht_real.close(fd);
 }
 
-/* Our descriptor inside [first, last]? Treated as closed before the call. */
+/* Descriptors [first, last] are about to close: ours, and the network
+ * family's pending connects and listeners among them. */
 static void range_going(unsigned int first, unsigned int last)
 {
+	if (!ht_active())
+		return;
+	ht__net_fd_range_closing(first, last);
 	int ours = atomic_load_explicit(&ht_g.trace_fd, memory_order_relaxed);
 	if (ours >= 0 && (unsigned int)ours >= first && (unsigned int)ours <= last)
 		fd_going(ours);

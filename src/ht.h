@@ -347,8 +347,10 @@ void ht__cuda_fork_child(void);
 /* Asked by a dump before it signals thread tid to unwind it: false when
  * the signal would make the application fail (hooks/net.c). */
 bool ht__net_dump_may_signal(pid_t tid);
-/* Called by close/dup2/dup3 before fd is closed or replaced. */
+/* Called by close/dup2/dup3 before fd is closed or replaced, and by
+ * close_range/closefrom for the range. */
 void ht__net_fd_closing(int fd);
+void ht__net_fd_range_closing(unsigned int first, unsigned int last);
 /* Names of the NCCL ops, data types and reduction ops in ring entries. */
 const char *ht_nccl_op_name(int op);
 const char *ht_nccl_dtype_name(int dtype);

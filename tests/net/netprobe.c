@@ -14,6 +14,8 @@
  *   pending HOST PORT S   a non-blocking connect left pending for S seconds
  *                         in a function named wait_for_store (never reads
  *                         SO_ERROR)
+ *   closed HOST PORT S    like pending, but closes every descriptor from 3
+ *                         up with close_range(3) at once, then waits S s
  *   serve PORT N          listen on 0.0.0.0:PORT, accept N clients, exit
  *   fullq S               a loopback listener whose accept queue is full (so
  *                         further SYNs are dropped): prints its port, waits S
@@ -245,6 +247,20 @@ static int pending(const char *host, int port, int secs)
 	return 0;
 }
 
+static int pending_closed(const char *host, int port, int secs)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (resolve(host, port, &ss, &len) != 0)
+		return fail("resolve");
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int r = connect(fd, (struct sockaddr *)&ss, len);
+	printf("connect=%d errno=%d close_range=%d\n", r, errno, close_range(3, ~0u, 0));
+	fflush(stdout);
+	printf("poll=%d\n", wait_for_store(-1, secs));
+	return 0;
+}
+
 static int serve(int port, int n)
 {
 	int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -386,6 +402,8 @@ int main(int argc, char **argv)
 		return retry(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	if (argc >= 5 && strcmp(argv[1], "pending") == 0)
 		return pending(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc >= 5 && strcmp(argv[1], "closed") == 0)
+		return pending_closed(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc >= 4 && strcmp(argv[1], "serve") == 0)
 		return serve(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 3 && strcmp(argv[1], "fullq") == 0)

@@ -115,6 +115,14 @@ check syn_sent_given_up_is_timeout tq "$T/syn" "(
   [(e['result'], e['error']) for e in events('connect') if not e.get('probe')] == [('timeout', 'ETIMEDOUT')]
   and procs[0].exit['status'] == 0)"
 check syn_sent_app_unchanged grep -qx 'poll=0' "$T/syn.out"
+# The same pending connect, its descriptor closed in bulk with close_range:
+# settled when it closed, never probed as pending by the dumps after.
+env RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT="$FQ" HANGTRACE_DIR="$T/synclosed" HANGTRACE_TIMEOUT=1 \
+	LD_PRELOAD="$LIB" "$PROBE" closed 127.0.0.1 "$FQ" 2 >"$T/synclosed.out" 2>&1
+check close_range_settles_pending tq "$T/synclosed" "(
+  len(procs[0].dumps) >= 1 and not events('connect', probe=True)
+  and [e['result'] for e in events('connect') if not e.get('probe')] != [])"
+check close_range_app_unchanged grep -q 'close_range=0' "$T/synclosed.out"
 
 # ---- host facts: interfaces and NCCL_SOCKET_IFNAME ----------------------------------
 traced "$T/ifbad" NCCL_SOCKET_IFNAME=doesnotexist0 GLOO_SOCKET_IFNAME=doesnotexist0 /bin/true
