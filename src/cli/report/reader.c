@@ -316,10 +316,12 @@ static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, c
 		return;
 	}
 	d->nthreads++;
-	if (!rep_has_loc(&d->main_loc) && says_main(s, loc->len))
+	if (!d->main_seen && says_main(s, loc->len)) {
 		d->main_loc = *loc;
-	else if (d->nthreads == 1)
+		d->main_seen = true;
+	} else if (d->nthreads == 1) {
 		d->main_loc = *loc;	/* a fallback, checked when parsed */
+	}
 }
 
 static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no_nl)

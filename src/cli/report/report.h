@@ -179,6 +179,7 @@ struct rep_dump {
 	struct rep_loc main_loc;	/* the main thread's line, if seen */
 	struct rep_loc end_loc;		/* dump_end */
 	uint32_t nthreads;
+	bool main_seen;			/* main_loc says "main": true */
 	bool have_main, answered;
 	char state;			/* of the main thread */
 	double cpu;			/* main thread, seconds; NAN unknown */

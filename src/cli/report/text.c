@@ -236,9 +236,12 @@ static void stacks(struct rep_job *job, const struct out *o)
 		procs += job->groups[i]->procs.n;
 	if (job->ngroups == 0)
 		return;
-	fprintf(o->f, "\n%sSTACKS%s of the stalled main threads, innermost frame first: %zu "
-		"process%s in %zu group%s, odd one out first\n", c_on(o, BOLD), c_on(o, OFF), procs,
-		procs == 1 ? "" : "es", job->ngroups, job->ngroups == 1 ? "" : "s");
+	fprintf(o->f, "\n%sSTACKS%s ", c_on(o, BOLD), c_on(o, OFF));
+	char head[200];
+	snprintf(head, sizeof(head), "of the stalled main threads (innermost frame first): %zu "
+		 "process%s in %zu group%s, odd one out first", procs, procs == 1 ? "" : "es",
+		 job->ngroups, job->ngroups == 1 ? "" : "s");
+	wrap(o, head, 7, 7);
 	for (size_t i = 0; i < job->ngroups && i < MAX_GROUPS; i++) {
 		const struct rep_group *g = job->groups[i];
 		struct rep_buf b = { 0 };
