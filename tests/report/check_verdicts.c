@@ -31,6 +31,7 @@ static const struct tcase cases[] = {
 	{ "healthy", { { 0 } }, { NONE_OF_RANKS, "rendezvous_unreachable", "master_addr_loopback" }, 0 },
 	{ "healthy_multihost", { { "version_mismatch", "warning", "4-7" } },
 	  { NONE_OF_RANKS, "duplicate_gpu" }, 0 },
+	{ "cancelled_steady", { { 0 } }, { NONE_OF_RANKS }, 0 },
 	{ "missing_rank", { { "missing_rank", "error", "2" } }, { "straggler", "rank_exited" }, 1 },
 	{ "missing_rank_early", { { "missing_rank", "warning", "2" } }, { "stalled" }, 0 },
 	{ "missing_host", { { "rendezvous_unreachable", "error", "" },
@@ -157,13 +158,19 @@ END_TEST
 /* A healthy job: no error whatever the rule (SPEC: no false alarms). */
 START_TEST(test_healthy_no_error)
 {
-	static const char *const healthy[] = { "healthy", "healthy_multihost", "agents_not_duplicates",
+	static const char *const healthy[] = { "healthy", "healthy_multihost", "cancelled_steady",
+					       "agents_not_duplicates",
 					       "restart_not_duplicate", "rendezvous_retry_ok",
 					       "subgroups_ok", "cvd_ok", "wrappers", "exec_and_reuse" };
 	for (size_t i = 0; i < sizeof(healthy) / sizeof(healthy[0]); i++) {
 		struct rep_job job;
 		ck_assert(fixture_run(&job, healthy[i]) > 0);
 		ck_assert_msg(!ht_rep_has_error(&job), "%s has an error verdict", healthy[i]);
+		/* Not even a warning, but for the two hosts' drivers. */
+		if (strcmp(healthy[i], "healthy_multihost") != 0)
+			ck_assert_msg(job.nverdicts == 0, "%s has a verdict: %s", healthy[i],
+				      job.nverdicts > 0 ? job.verdicts[0]->summary : "");
+		ck_assert_uint_eq(job.ngroups, 0);
 		for (size_t k = 0; k < job.mains.n; k++)
 			ck_assert(ht_rep_steady(job.mains.v[k]));
 		ht_rep_job_free(&job);

@@ -350,6 +350,17 @@ def healthy_multihost(d):
 
 
 @case
+def cancelled_steady(d):
+    """Every rank reached steady, then the job was cancelled: SIGTERM, a
+    dump at it, the signal's end. Not a hang: no verdict."""
+    for p in job_ranks(d, 4):
+        healthy_rank(p, 4)
+        p.dump(600.0, "sigterm", "steady", 0, SYNC + NCCL_WAIT[-6:], NCCL_PY)
+        p.exit(600.1, signal="SIGTERM", after_dump=True)
+        p.write(d)
+
+
+@case
 def missing_rank(d):
     """World size 4, rank 2 never started; the others wait in NCCL init."""
     for p in job_ranks(d, 4):

@@ -653,21 +653,20 @@ void ht_rep_model(struct rep_job *job)
 		if (p->job != NULL && job->job_id == NULL)
 			job->job_id = p->job;
 	}
-	for (size_t i = 0; i < job->mains.n; i++) {
-		struct rep_proc *p = job->mains.v[i];
-		p->failed = p->end == REP_VANISHED ||
-			    (p->end == REP_SIGNALED && !(p->exit_after_dump && p->stalled)) ||
-			    (p->end == REP_EXITED && p->exit_status != 0);
-		job->stuck |= p->waiting;
-		job->failed |= p->failed;
-	}
-	for (size_t i = 0; i < job->unranked.n; i++) {
-		struct rep_proc *p = job->unranked.v[i];
-		p->failed = p->end == REP_VANISHED || (p->end == REP_SIGNALED && !p->exit_after_dump) ||
-			    (p->end == REP_EXITED && p->exit_status != 0);
-		job->stuck |= p->waiting;
-		job->failed |= p->failed;
-	}
+	/* Failed: ended badly before steady (a rank stopped after startup,
+	 * say by the scheduler at the end of its time, is not a startup
+	 * failure; rank_exited still names it when others wait for it). */
+	struct rep_vec *lists[2] = { &job->mains, &job->unranked };
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			struct rep_proc *p = lists[l]->v[i];
+			p->failed = !ht_rep_steady(p) &&
+				    (p->end == REP_VANISHED ||
+				     (p->end == REP_SIGNALED && !(p->exit_after_dump && p->stalled)) ||
+				     (p->end == REP_EXITED && p->exit_status != 0));
+			job->stuck |= p->waiting;
+			job->failed |= p->failed;
+		}
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
 		if (!p->is_main && p->main != NULL)

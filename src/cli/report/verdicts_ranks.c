@@ -193,7 +193,9 @@ static void rank_exited(struct rep_job *job)
 		struct rep_proc *p = job->mains.v[i];
 		if (p->end == REP_RUNNING || killed_waiting(p))
 			continue;
-		bool bad = p->failed;
+		bool bad = p->failed || p->end == REP_VANISHED ||
+			   (p->end == REP_SIGNALED && !killed_waiting(p)) ||
+			   (p->end == REP_EXITED && p->exit_status != 0);
 		bool waited = others_wait(job, p);
 		if (!bad && !waited)
 			continue;	/* a normal end */
