@@ -9,7 +9,10 @@ and then waits in ncclCommInitRank, dumping three times (1x, 2x, 4x the
 deadline) with T threads each, main thread in Python and native frames;
 rank R instead never leaves launch: it loads a checkpoint, CPU and I/O
 advancing. Lines follow doc/trace-format.md as the library writes them.
-Defaults: 16384 ranks, 8 per host, 12 threads, rank 7777 stuck."""
+Defaults: 16384 ranks, 8 per host, 12 threads, rank 7777 stuck.
+--scenario distinct: every rank waits at another Python line (as many
+stack groups as ranks); exited: every waiting rank then exits with status
+1 (the report's worst cases, not the benchmark's)."""
 import argparse
 import os
 
@@ -137,6 +140,8 @@ def main():
     ap.add_argument("--per-host", type=int, default=8)
     ap.add_argument("--threads", type=int, default=12)
     ap.add_argument("--stuck", type=int, default=7777)
+    ap.add_argument("--scenario", choices=("straggler", "distinct", "exited"),
+                    default="straggler")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     hosts = (a.ranks + a.per_host - 1) // a.per_host
@@ -225,8 +230,13 @@ def main():
                 w.ev(4.5, "phase", '"phase":"nccl_init","state":"begin","fn":"ncclCommInitRank",'
                      '"nranks":%d,"rank":%d,%s' % (a.ranks, r, ids))
                 w.ev(4.5, "call", '"name":"ncclCommInitRank","state":"begin","id":1')
-                dumps(w, 4.5, "nccl_init", NATIVE_WAIT, PY_WAIT, a.threads,
+                py = PY_WAIT
+                if a.scenario == "distinct":
+                    py = PY_WAIT[:3] + ["main (/work/train.py:%d)" % (90 + r)] + PY_WAIT[4:]
+                dumps(w, 4.5, "nccl_init", NATIVE_WAIT, py, a.threads,
                       (3.2, 3.21, 3.22), (5 << 20, 5 << 20, 5 << 20), "ncclCommInitRank")
+                if a.scenario == "exited":
+                    w.ev(1300.0, "exit", '"status":1')
             with open(os.path.join(a.out, "%s.%d.jsonl" % (host, pid)), "w") as f:
                 f.write("".join(w.out))
 

@@ -188,9 +188,14 @@ START_TEST(test_evidence_text)
 	ck_assert_uint_eq(ht_rep_read(&job), 1);
 	struct rep_proc *p = job.procs.v[0];
 	ck_assert_uint_eq(p->nconn, 1);
+	/* A connect line: its telling fields first; ts, mono, tid never. */
 	ck_assert_str_eq(ht_rep_evidence(&job, &p->conn[0].loc, NULL, 300),
-			 "n1.30.jsonl:3: {\"t\":\"connect\",\"dest\":\"10.0.0.1:29500\",\"role\":"
-			 "\"rendezvous\",\"result\":\"refused\",\"errno\":111,\"count\":4}");
+			 "n1.30.jsonl:3: {\"t\":\"connect\",\"dest\":\"10.0.0.1:29500\",\"result\":"
+			 "\"refused\",\"count\":4,\"role\":\"rendezvous\"}");
+	/* Other lines: every field but ts, mono and tid, in their order. */
+	struct rep_loc launch = p->ph[HT_PHASE_LAUNCH].begin;
+	ck_assert_str_eq(ht_rep_evidence(&job, &launch, NULL, 300),
+			 "n1.30.jsonl:2: {\"t\":\"phase\",\"phase\":\"launch\",\"state\":\"begin\"}");
 	static const char *const keep[] = { "result", NULL };
 	ck_assert_str_eq(ht_rep_evidence(&job, &p->conn[0].loc, keep, 300),
 			 "n1.30.jsonl:3: {\"t\":\"connect\",\"result\":\"refused\"}");

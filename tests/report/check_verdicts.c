@@ -37,6 +37,8 @@ static const struct tcase cases[] = {
 	{ "missing_host", { { "rendezvous_unreachable", "error", "" },
 			    { "missing_rank", "error", "4-7" } }, { "duplicate_rank" }, 1 },
 	{ "rank_exited", { { "rank_exited", "error", "2" } }, { "missing_rank", "straggler" }, 1 },
+	{ "gave_up", { { "straggler", "error", "0" }, { "rank_exited", "error", "1-3" } },
+	  { "missing_rank" }, 1 },
 	{ "killed_waiting", { { "stalled", "error", "0-3" } }, { "rank_exited" }, 1 },
 	{ "vanished", { { "rank_exited", "error", "1" } }, { "missing_rank" }, 1 },
 	{ "straggler", { { "straggler", "error", "0" } }, { "stalled", "rank_exited" }, 1 },

@@ -408,6 +408,21 @@ def rank_exited(d):
 
 
 @case
+def gave_up(d):
+    """Rank 0 is still loading a checkpoint; ranks 1-3 stalled in NCCL init,
+    then their own timeout ended them (status 1). Rank 0 is the cause."""
+    for p in job_ranks(d, 4):
+        if p.rank == 0:
+            p.host_facts(0.01)
+            p.stalls(0.0, 60.0, "launch", LOAD, LOAD_PY, cpus=(55.0, 110.0, 230.0),
+                     ios=(1 << 30, 2 << 30, 4 << 30), state="D")
+        else:
+            stuck_in_init(p, 4)
+            p.exit(245.0, status=1)
+        p.write(d)
+
+
+@case
 def killed_waiting(d):
     """Every rank stalled in NCCL init, then Slurm sent SIGTERM: each rank
     dumped and died of it. Nobody is blamed for exiting."""

@@ -113,8 +113,11 @@ static void end_state(struct rep_proc *p, double now)
 	 * transition, return of the stalled call or exit followed it (a kill
 	 * after the dump leaves it stalled: it died waiting). */
 	bool st = d->epoch == p->epoch && p->last_call_end_stalled < d->line;
-	if (p->have_exit && p->exit_line > d->line && !(p->exit_signal != NULL && p->exit_after_dump))
+	if (p->have_exit && p->exit_line > d->line && !(p->exit_signal != NULL && p->exit_after_dump)) {
+		/* It ended by itself where it stalled: a timeout gave up. */
+		p->gave_up = st && !ht_rep_steady(p);
 		st = false;
+	}
 	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
 		st = false;	/* a healthy rank dumped on demand */
 	p->stalled = st;
@@ -664,7 +667,7 @@ void ht_rep_model(struct rep_job *job)
 				    (p->end == REP_VANISHED ||
 				     (p->end == REP_SIGNALED && !(p->exit_after_dump && p->stalled)) ||
 				     (p->end == REP_EXITED && p->exit_status != 0));
-			job->stuck |= p->waiting;
+			job->stuck |= rep_waited(p);
 			job->failed |= p->failed;
 		}
 	for (size_t i = 0; i < job->procs.n; i++) {

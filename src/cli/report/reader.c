@@ -715,8 +715,30 @@ char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc)
 	return s;
 }
 
+/* Per event type, the fields quoted first (the telling ones); NULL: all. */
 static const char *const header_keys[] = { "host", "pid", "rank", "world_size", "local_rank",
 					   "launcher", NULL };
+static const char *const connect_keys[] = { "dest", "result", "error", "count", "role",
+					    "tcp_state", "probe", NULL };
+static const char *const nccl_keys[] = { "fn", "state", "nranks", "rank", "root", "id_hash",
+					 "result", "error", "last_error", "comm", NULL };
+static const char *const cuda_keys[] = { "fn", "result", "error", "after_fork", "hung",
+					 "ordinal", "parent", NULL };
+
+static const char *const *default_keys(const char *t)
+{
+	if (t == NULL)
+		return NULL;
+	if (strcmp(t, "header") == 0)
+		return header_keys;
+	if (strcmp(t, "connect") == 0)
+		return connect_keys;
+	if (strcmp(t, "nccl") == 0)
+		return nccl_keys;
+	if (strcmp(t, "cuda") == 0)
+		return cuda_keys;
+	return NULL;
+}
 
 char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,
 		      const char *const *keep, size_t max)
@@ -728,8 +750,8 @@ char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,
 	char *body = NULL;
 	if (json_is_object(o)) {
 		const char *t = json_string_value(json_object_get(o, "t"));
-		if (keep == NULL && t != NULL && strcmp(t, "header") == 0)
-			keep = header_keys;
+		if (keep == NULL)
+			keep = default_keys(t);
 		json_t *out;
 		if (keep != NULL) {
 			out = json_object();

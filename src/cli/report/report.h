@@ -283,6 +283,7 @@ struct rep_proc {
 	enum rep_end_kind end;
 	bool stalled;			/* SPEC 8: latest dump while stalled */
 	bool waiting;			/* stalled, or killed while waiting */
+	bool gave_up;			/* stalled, then ended by itself (a timeout) */
 	bool failed;			/* ended badly before the others */
 	int work;			/* -1 unknown, 0 blocked, 1 working */
 	const char *work_why;
@@ -407,6 +408,11 @@ void ht_rep_model(struct rep_job *job);
 const char *ht_rep_who(struct rep_job *job, const struct rep_proc *p);
 /* The display name of phase p ("?" when unknown). */
 const char *ht_rep_phase_name(int p);
+/* Waits, or waited until it gave up: others kept it waiting. */
+static inline bool rep_waited(const struct rep_proc *p)
+{
+	return p->waiting || p->gave_up;
+}
 /* The main process p belongs to (p itself when it is one). */
 struct rep_proc *ht_rep_main_of(struct rep_proc *p);
 /* True when a rank has reached steady. */

@@ -16,6 +16,7 @@
 #include "rules.h"
 
 #define MAX_EVIDENCE 8
+#define MAX_STALL_VERDICTS 6	/* stack groups with a verdict each; the rest in one */
 
 const char *const ht_rep_keep_stall[] = { "dump", "reason", "phase", "phase_age", "n",
 					  "calls", NULL };
@@ -168,50 +169,79 @@ const char *ht_rep_ranks_phrase(struct rep_job *job, const int64_t *r, size_t n)
 	return ht_rep_printf(&job->a, "ranks %s", buf);
 }
 
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
 const char *ht_rep_hosts_phrase(struct rep_job *job, struct rep_host *const *h, size_t n)
 {
+	/* Distinct hosts, named in the order given, at most three. */
+	struct rep_host **u = malloc((n + 1) * sizeof(*u));
+	size_t nu = 0;
+	if (u == NULL)
+		abort();
+	memcpy(u, h, n * sizeof(*u));
+	rep_sort(u, n, sizeof(*u), cmp_ptr);
+	for (size_t i = 0; i < n; i++)
+		if (nu == 0 || u[nu - 1] != u[i])
+			u[nu++] = u[i];
 	struct rep_buf b = { 0 };
 	size_t shown = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && shown < 3; i++) {
 		bool dup = false;
 		for (size_t k = 0; k < i && !dup; k++)
 			dup = h[k] == h[i];
 		if (dup)
 			continue;
-		if (shown == 3) {
-			size_t rest = 0;
-			for (size_t k = i; k < n; k++) {
-				bool d2 = false;
-				for (size_t j = 0; j < k && !d2; j++)
-					d2 = h[j] == h[k];
-				rest += !d2;
-			}
-			ht_rep_buf_printf(&b, " (+%zu more)", rest);
-			break;
-		}
 		ht_rep_buf_printf(&b, "%s%s", shown > 0 ? "," : "", h[i]->name);
 		shown++;
 	}
+	if (nu > shown)
+		ht_rep_buf_printf(&b, " (+%zu more)", nu - shown);
+	free(u);
 	const char *r = ht_rep_strdup(&job->a, b.s != NULL ? b.s : "?");
 	ht_rep_buf_free(&b);
 	return r;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* True when sorted ranks r[0..n) hold x. */
+static bool holds(const int64_t *r, size_t n, int64_t x)
+{
+	return n > 0 && bsearch(&x, r, n, sizeof(*r), cmp_rank) != NULL;
 }
 
 const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 			   struct rep_proc **who)
 {
 	size_t count[HT_PHASE_COUNT + 1] = { 0 };
-	size_t total = 0;
+	size_t total = 0, nb = v != NULL ? v->nranks : 0;
+	int64_t *blamed = nb > 0 ? malloc(nb * sizeof(*blamed)) : NULL;
+	if (nb > 0 && blamed == NULL)
+		abort();
+	if (nb > 0) {
+		memcpy(blamed, v->ranks, nb * sizeof(*blamed));
+		nb = ht_rep_ranks_sort(blamed, nb);
+	}
 	*who = NULL;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (!p->waiting || (v != NULL && ht_rep_verdict_has(v, p->rank)))
+		if (!rep_waited(p) || holds(blamed, nb, p->rank))
 			continue;
 		count[p->cur_phase + 1]++;
 		total++;
 	}
-	if (total == 0)
+	if (total == 0) {
+		free(blamed);
 		return NULL;
+	}
 	int best = 0;
 	for (int i = 1; i <= HT_PHASE_COUNT; i++)
 		if (count[i] > count[best])
@@ -222,7 +252,7 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (!p->waiting || (v != NULL && ht_rep_verdict_has(v, p->rank)))
+		if (!rep_waited(p) || holds(blamed, nb, p->rank))
 			continue;
 		if (p->cur_phase + 1 == best) {
 			if (*who == NULL)
@@ -230,6 +260,7 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 			r[n++] = p->rank;
 		}
 	}
+	free(blamed);
 	n = ht_rep_ranks_sort(r, n);
 	const char *s = ht_rep_printf(&job->a, "%s %s in %s%s", ht_rep_ranks_phrase(job, r, n),
 				      n == 1 ? "waits" : "wait", ht_rep_phase_name(best - 1),
@@ -323,7 +354,8 @@ static void stalled_rule(struct rep_job *job)
 	for (size_t i = 0; i < job->nverdicts; i++)
 		if (job->verdicts[i]->sev == REP_ERROR)
 			return;
-	for (size_t gi = 0; gi < job->ngroups; gi++) {
+	size_t shown = job->ngroups < MAX_STALL_VERDICTS ? job->ngroups : MAX_STALL_VERDICTS - 1;
+	for (size_t gi = 0; gi < shown; gi++) {
 		struct rep_group *g = job->groups[gi];
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_STALLED, REP_ERROR);
 		double since = INFINITY;
@@ -348,6 +380,31 @@ static void stalled_rule(struct rep_job *job)
 		v->advice = stall_advice(g->phase);
 		v->prio += (int)gi;	/* the groups' order: odd one out first */
 		v->t = since;
+	}
+	/* Many different stacks: the rest in one verdict. */
+	if (shown < job->ngroups) {
+		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_STALLED, REP_ERROR);
+		size_t procs = 0;
+		for (size_t gi = shown; gi < job->ngroups; gi++) {
+			struct rep_group *g = job->groups[gi];
+			for (size_t k = 0; k < g->procs.n; k++) {
+				struct rep_proc *p = g->procs.v[k];
+				ht_rep_blame(job, v, p);
+				if (stall_since(p) < v->t)
+					v->t = stall_since(p);
+				if (v->nevidence < 2 && p->last_dump != NULL)
+					ht_rep_verdict_evidence(job, v, &p->last_dump->loc, ht_rep_keep_stall);
+				procs++;
+			}
+		}
+		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
+		v->summary = ht_rep_printf(&job->a, "%s (%zu process%s) stalled in %zu other "
+					   "places: see stack groups %zu to %zu",
+					   v->nranks > 0 ? ht_rep_ranks_phrase(job, v->ranks, v->nranks) :
+					   "processes", procs, procs == 1 ? "" : "es",
+					   job->ngroups - shown, shown + 1, job->ngroups);
+		v->advice = stall_advice(job->groups[shown]->phase);
+		v->prio += (int)shown;
 	}
 	/* Stalled ranks whose main thread left no stack. */
 	struct rep_verdict *v = NULL;

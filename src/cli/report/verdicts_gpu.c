@@ -108,7 +108,7 @@ static void cuda_init(struct rep_job *job)
 			struct rep_proc *q = f[k].p;
 			failed |= q->ph[HT_PHASE_CUDA_INIT].errored ||
 				  (q->cuda_init.result != REP_UNKNOWN && q->cuda_init.result != 0) ||
-				  ht_rep_main_of(q)->waiting || ht_rep_main_of(q)->failed;
+				  rep_waited(ht_rep_main_of(q)) || ht_rep_main_of(q)->failed;
 		}
 		struct rep_verdict *v = ht_rep_verdict_new(job, codes[f[i].kind],
 							   failed ? REP_ERROR : REP_WARNING);
@@ -199,7 +199,7 @@ static int cmp_gpu(const void *a, const void *b)
 
 static bool hurt(const struct rep_proc *p)
 {
-	return p->waiting || p->failed;
+	return rep_waited(p) || p->failed;
 }
 
 static void duplicate_gpu(struct rep_job *job)
@@ -451,7 +451,10 @@ static void visible_devices(struct rep_job *job)
 				p->blamed = true;
 		}
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
-		v->summary = why;
+		v->summary = v->nranks > 1 && unset == 0 ?
+			ht_rep_printf(&job->a, "%s on host %s: CUDA_VISIBLE_DEVICES and the device "
+				      "used do not fit (e.g. %s)",
+				      ht_rep_ranks_phrase(job, v->ranks, v->nranks), h->name, why) : why;
 		v->advice = "With one GPU per rank, CUDA_VISIBLE_DEVICES must differ per rank and name "
 			    "GPUs that exist (e.g. $SLURM_LOCALID or $LOCAL_RANK), and the rank then uses "
 			    "device 0; with all GPUs visible, pick the device by LOCAL_RANK. Setting both "
@@ -590,7 +593,7 @@ static void version_mismatch(struct rep_job *job)
 		bool in_nccl = false;
 		for (size_t i = 0; i < job->mains.n; i++) {
 			struct rep_proc *p = job->mains.v[i];
-			in_nccl |= p->waiting && p->cur_phase >= HT_PHASE_NCCL_INIT;
+			in_nccl |= rep_waited(p) && p->cur_phase >= HT_PHASE_NCCL_INIT;
 		}
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_VERSION_MISMATCH,
 							   k == REP_VER_NCCL && in_nccl ? REP_ERROR :

@@ -117,7 +117,7 @@ static void id_mismatch(struct rep_job *job, struct member *m, size_t n)
 			struct idset s = { a, b, 0, false, INT64_MAX, INT64_MIN };
 			for (size_t k = a; k < b; k++) {
 				s.distinct += k == a || m[k].c->rank != m[k - 1].c->rank;
-				s.waits |= m[k].p->waiting || m[k].p->failed;
+				s.waits |= rep_waited(m[k].p) || m[k].p->failed;
 				if (m[k].c->rank < s.lo)
 					s.lo = m[k].c->rank;
 				if (m[k].c->rank > s.hi)
@@ -478,7 +478,7 @@ static void collectives(struct rep_job *job, struct member *m, size_t nm)
 		rep_sort(e, n, sizeof(*e), cmp_centry);
 	bool waiting = false;
 	for (size_t i = 0; i < nm; i++)
-		waiting |= m[i].p->waiting;
+		waiting |= rep_waited(m[i].p);
 	enum rep_severity sev = waiting ? REP_ERROR : REP_WARNING;
 	/* The first sequence number at which members disagree. */
 	for (size_t i = 0; i < n;) {
@@ -551,7 +551,7 @@ static void collectives(struct rep_job *job, struct member *m, size_t nm)
 	bool ahead_wait = false, behind = false;
 	for (size_t i = 0; i < nm; i++) {
 		if (last[i] == hi)
-			ahead_wait |= m[i].p->waiting;
+			ahead_wait |= rep_waited(m[i].p);
 		else if (last[i] != REP_UNKNOWN)
 			behind = true;
 	}

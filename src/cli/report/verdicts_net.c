@@ -326,7 +326,7 @@ static void socket_ifname(struct rep_job *job)
 			if (!h->have || var == NULL || match != 0)
 				continue;
 			struct rep_proc *m = ht_rep_main_of(p);
-			bool hurt = m->waiting || m->failed;
+			bool hurt = rep_waited(m) || m->failed;
 			if (v == NULL) {
 				v = ht_rep_verdict_new(job, HT_VERDICT_SOCKET_IFNAME_MISSING,
 						       REP_WARNING);

@@ -122,14 +122,18 @@ static bool killed_waiting(const struct rep_proc *p)
 	return p->end == REP_SIGNALED && p->exit_after_dump && p->stalled;
 }
 
-static bool others_wait(const struct rep_job *job, const struct rep_proc *p)
+static size_t count_waiting(const struct rep_job *job)
 {
-	for (size_t i = 0; i < job->mains.n; i++) {
-		const struct rep_proc *q = job->mains.v[i];
-		if (q != p && q->waiting)
-			return true;
-	}
-	return false;
+	size_t n = 0;
+	for (size_t i = 0; i < job->mains.n; i++)
+		n += rep_waited(job->mains.v[i]);
+	return n;
+}
+
+/* Some other rank waits (waiting: the number of waiting ranks). */
+static bool others_wait(size_t waiting, const struct rep_proc *p)
+{
+	return waiting > (rep_waited(p) ? 1u : 0u);
 }
 
 static double ended_at(const struct rep_proc *p)
@@ -146,11 +150,16 @@ static const char *how_ended(struct rep_job *job, const struct rep_proc *p)
 		return ht_rep_printf(&job->a, "died of %s", p->exit_signal);
 	if (p->exit_status == 0)
 		return "exited normally (status 0)";
-	return ht_rep_printf(&job->a, "exited with status %lld", (long long)p->exit_status);
+	return ht_rep_printf(&job->a, "%sexited with status %lld",
+			     p->gave_up ? "gave up waiting and " : "", (long long)p->exit_status);
 }
 
 static const char *exit_advice(const struct rep_proc *p)
 {
+	if (p->gave_up)
+		return "They stalled first and then gave up (a timeout of the framework or of "
+		       "NCCL ended them): the rank they waited for is the one to look at, see the "
+		       "verdicts above.";
 	if (p->end == REP_VANISHED || (p->exit_signal != NULL && strcmp(p->exit_signal, "SIGKILL") == 0))
 		return "It was killed without a chance to say why: the OOM killer (dmesg on its host, "
 		       "the job's memory use), a scheduler's hard kill, or the node going down. "
@@ -186,7 +195,7 @@ static int cmp_exited(const void *a, const void *b)
 static void rank_exited(struct rep_job *job)
 {
 	struct exited *e = calloc(job->mains.n + 1, sizeof(*e));
-	size_t n = 0;
+	size_t n = 0, nwait = count_waiting(job);
 	if (e == NULL)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
@@ -196,7 +205,7 @@ static void rank_exited(struct rep_job *job)
 		bool bad = p->failed || p->end == REP_VANISHED ||
 			   (p->end == REP_SIGNALED && !killed_waiting(p)) ||
 			   (p->end == REP_EXITED && p->exit_status != 0);
-		bool waited = others_wait(job, p);
+		bool waited = others_wait(nwait, p);
 		if (!bad && !waited)
 			continue;	/* a normal end */
 		if (p->end == REP_EXITED && p->exit_status == 0 && !waited)
@@ -204,9 +213,9 @@ static void rank_exited(struct rep_job *job)
 		if (p->end == REP_SIGNALED && ht_rep_steady(p) && !waited)
 			continue;	/* the job was stopped after startup */
 		e[n].p = p;
-		e[n].key = ht_rep_printf(&job->a, "%d/%s/%lld/%d", (int)p->end,
+		e[n].key = ht_rep_printf(&job->a, "%d/%s/%lld/%d/%d", (int)p->end,
 					 p->exit_signal != NULL ? p->exit_signal : "",
-					 (long long)p->exit_status, p->cur_phase);
+					 (long long)p->exit_status, p->cur_phase, p->gave_up);
 		n++;
 	}
 	rep_sort(e, n, sizeof(*e), cmp_exited);
@@ -226,19 +235,21 @@ static void rank_exited(struct rep_job *job)
 		struct rep_proc *p = e[i].p;
 		bool waited = false, bad_early = false;
 		for (size_t k = i; k < j; k++) {
-			waited |= others_wait(job, e[k].p);
+			waited |= others_wait(nwait, e[k].p);
 			bad_early |= e[k].p->failed && !ht_rep_steady(e[k].p);
 		}
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_RANK_EXITED,
 							   waited || bad_early ? REP_ERROR : REP_WARNING);
 		double t = INFINITY;
-		struct rep_host *hosts[4];
+		struct rep_host **hosts = malloc((j - i) * sizeof(*hosts));
 		size_t nh = 0;
+		if (hosts == NULL)
+			abort();
 		for (size_t k = i; k < j; k++) {
 			ht_rep_blame(job, v, e[k].p);
 			if (ended_at(e[k].p) < t)
 				t = ended_at(e[k].p);
-			if (nh < 4)
+			if (nh == 0 || hosts[nh - 1] != e[k].p->h)
 				hosts[nh++] = e[k].p->h;
 			if (k < i + 3) {
 				struct rep_proc *q = e[k].p;
@@ -255,16 +266,19 @@ static void rank_exited(struct rep_job *job)
 		struct rep_proc *w;
 		const char *waiters = ht_rep_waiters(job, v, &w);
 		const char *after = "";
-		if (t > first + 1 && first_who != NULL) {
+		if (p->gave_up)
+			v->prio += 5;	/* they waited for someone else first */
+		else if (t > first + 1 && first_who != NULL) {
 			/* Later deaths are likely consequences of the first. */
 			v->prio += 5;
 			bool cross = first_host != p->h;
 			after = ht_rep_printf(&job->a, " (%.0f s after %s ended%s)", t - first,
 					      first_who, cross ? ", by the hosts' wall clocks" : "");
 		}
-		v->summary = ht_rep_printf(&job->a, "%s (host %s) %s in %s%s%s%s",
+		v->summary = ht_rep_printf(&job->a, "%s on host%s %s %s in %s%s%s%s",
 					   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
-					   ht_rep_hosts_phrase(job, hosts, nh), how_ended(job, p),
+					   nh > 1 ? "s" : "", ht_rep_hosts_phrase(job, hosts, nh),
+					   how_ended(job, p),
 					   ht_rep_phase_name(p->cur_phase), after,
 					   waiters != NULL ? ", while " : "", waiters != NULL ? waiters : "");
 		if (w != NULL && w->last_dump != NULL)
@@ -273,6 +287,7 @@ static void rank_exited(struct rep_job *job)
 			ht_rep_verdict_note(job, v, "times of different hosts compare wall clocks, "
 					    "which may disagree");
 		v->advice = exit_advice(p);
+		free(hosts);
 		i = j;
 	}
 	free(e);
@@ -308,20 +323,27 @@ static const char *straggler_advice(int phase)
 	}
 }
 
+/* Still there: alive, or killed while it waited. */
+static bool present(const struct rep_proc *p)
+{
+	return !(p->end == REP_VANISHED || (p->have_exit && !killed_waiting(p)));
+}
+
 static void straggler(struct rep_job *job)
 {
 	if (!job->stuck)
 		return;
-	size_t alive = 0;
+	/* The ranks behind must still be there; the ranks ahead may have
+	 * given up waiting for them since. */
+	size_t population = 0;
 	int lo = HT_PHASE_COUNT, hi = -1;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (p->end == REP_VANISHED || (p->have_exit && !killed_waiting(p)))
-			continue;
-		alive++;
-		if (level(p->cur_phase) < lo)
+		if (present(p) || p->gave_up)
+			population++;
+		if (present(p) && level(p->cur_phase) < lo)
 			lo = level(p->cur_phase);
-		if (p->waiting && level(p->cur_phase) > hi)
+		if (rep_waited(p) && level(p->cur_phase) > hi)
 			hi = level(p->cur_phase);
 	}
 	if (hi <= lo)
@@ -329,19 +351,17 @@ static void straggler(struct rep_job *job)
 	size_t behind = 0;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (!(p->end == REP_VANISHED || (p->have_exit && !killed_waiting(p))))
-			behind += level(p->cur_phase) == lo;
+		behind += present(p) && level(p->cur_phase) == lo;
 	}
 	/* The odd ones out: when most ranks are behind, the few ahead wait
 	 * for a common cause, not for a straggler. */
-	if (behind * 2 > alive)
+	if (behind * 2 > population)
 		return;
 	struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_STRAGGLER, REP_ERROR);
 	struct rep_proc *first = NULL;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (p->end == REP_VANISHED || (p->have_exit && !killed_waiting(p)) ||
-		    level(p->cur_phase) != lo)
+		if (!present(p) || level(p->cur_phase) != lo)
 			continue;
 		ht_rep_blame(job, v, p);
 		if (first == NULL)
