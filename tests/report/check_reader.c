@@ -87,6 +87,11 @@ START_TEST(test_records)
 	struct rep_buf b = { 0 };
 	ht_rep_job_init(&job);
 	mem_header(&b, "n1", 9, 0, 1, 0);
+	/* Dumps in the first record: parsed when the next header closes it,
+	 * while that header is being read (the fuzzer's first find). */
+	for (int d = 1; d <= 3; d++)
+		mem_dump(&b, 9, d * 0.1, d, "launch", "\"poll (libc.so.6+0x1)\"",
+			 "\"f (/t.py:1)\",\"g (/t.py:2)\",\"h (/t.py:3)\"", d, 100 * d);
 	mem_line(&b, 9, 1, "exit", "\"status\":0");
 	mem_header(&b, "n1", 9, 0, 1, 10);
 	mem_line(&b, 9, 11, "exec", "\"path\":\"/usr/bin/python3\",\"cmdline\":[\"python3\"]");
@@ -97,6 +102,12 @@ START_TEST(test_records)
 	ck_assert_uint_eq(job.nwarns, 0);
 	struct rep_proc *first = job.procs.v[0], *second = job.procs.v[1];
 	ck_assert(first->have_exit);
+	ck_assert_uint_eq(first->ndumps, 3);
+	ck_assert(first->dumps[2].have_main);
+	ck_assert_str_eq(second->host, "n1");
+	ck_assert_int_eq(second->pid, 9);
+	ck_assert_int_eq(second->rank, 0);
+	ck_assert(second->ts0 > first->ts0);
 	ck_assert_uint_eq(second->nexec, 1);
 	ck_assert_int_eq(second->cur_phase, HT_PHASE_STEADY);
 	ht_rep_analyse(&job);

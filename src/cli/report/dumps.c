@@ -265,6 +265,7 @@ void ht_rep__proc_end(struct rep_rctx *c)
 	/* Only the dumps after the last phase transition (the current
 	 * episode) say whether the process is stalled and whether it works:
 	 * its first and its latest dump are compared. */
+	size_t mark = ht_rep__scratch_mark();
 	size_t first = p->ndumps;
 	for (size_t i = 0; i < p->ndumps; i++)
 		if (p->dumps[i].epoch == p->epoch) {
@@ -278,10 +279,10 @@ void ht_rep__proc_end(struct rep_rctx *c)
 			continue;
 		if (rep_has_loc(&d->main_loc))
 			parse_main(c, p, d);
-		ht_rep__scratch_reset();
+		ht_rep__scratch_release(mark);
 		if (rep_has_loc(&d->end_loc))
 			parse_end(c, p, d, last);
-		ht_rep__scratch_reset();
+		ht_rep__scratch_release(mark);
 	}
 	if (p->ncomms == 1 && p->comms[0].tid == -1 && p->ph[HT_PHASE_NCCL_INIT].errored)
 		p->comms[0].failed = true;

@@ -398,7 +398,7 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 	}
 out:
 	json_decref(o);
-	ht_rep__scratch_reset();
+	ht_rep__scratch_release(0);	/* nothing parsed is alive now */
 }
 
 static void read_buffer(struct rep_rctx *c)
@@ -537,9 +537,15 @@ static void j_free(void *p)
 	free(p);
 }
 
-void ht_rep__scratch_reset(void)
+size_t ht_rep__scratch_mark(void)
 {
-	scratch_used = 0;
+	return scratch_used;
+}
+
+void ht_rep__scratch_release(size_t mark)
+{
+	if (mark <= scratch_used)
+		scratch_used = mark;
 }
 
 static void scratch_begin(void)

@@ -66,9 +66,12 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		   double ts, double mono);
 /* Closes the current record: parses the dump lines that matter. */
 void ht_rep__proc_end(struct rep_rctx *c);
-/* Forgets every jansson value parsed by this thread so far (see reader.c):
- * call only when none is alive. */
-void ht_rep__scratch_reset(void);
+/* jansson's scratch memory of this thread (see reader.c): a mark, and the
+ * release of everything allocated since it; call it only when no value
+ * parsed since the mark is alive. A record may close while the line that
+ * closes it (the next header) is alive: marks nest. */
+size_t ht_rep__scratch_mark(void);
+void ht_rep__scratch_release(size_t mark);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
 
