@@ -14,3 +14,5 @@ echo "== stall to complete dump (budget 100 ms past the deadline)"
 "$root/bench/dump_latency.sh" 15
 echo "== resident memory added to a traced process (budget 2 MiB)"
 "$root/bench/rss.sh"
+echo "== hangtrace report over a stalled job's traces (budget 3 s and 1 GiB at 16,384 ranks)"
+"$root/bench/report_scale.sh"

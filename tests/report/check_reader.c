@@ -218,6 +218,28 @@ START_TEST(test_evidence_text)
 }
 END_TEST
 
+/* A world size no job has (damage, or a fuzzer): not believed, and the
+ * report does not try to list a trillion missing ranks. */
+START_TEST(test_implausible_sizes)
+{
+	struct rep_job job;
+	struct rep_buf b = { 0 };
+	ht_rep_job_init(&job);
+	ht_rep_buf_add(&b, "{\"t\":\"header\",\"ts\":1.0,\"mono\":1.0,\"format\":\"hangtrace/1\","
+		       "\"host\":\"n1\",\"pid\":5,\"rank\":3,\"world_size\":1000000000000,"
+		       "\"launcher\":\"env\"}\n");
+	mem_line(&b, 5, 1, "nccl", "\"fn\":\"ncclCommInitRank\",\"state\":\"begin\","
+		 "\"nranks\":99999999999,\"rank\":3,\"root\":\"1.2.3.4:5\",\"id_hash\":\"0x1\"");
+	mem_add(&job, "n1.5.jsonl", &b);
+	ck_assert_uint_eq(ht_rep_read(&job), 1);
+	ht_rep_analyse(&job);
+	ck_assert_int_eq(job.world_size, 4);	/* one past the highest rank */
+	ck_assert_uint_eq(job.nmissing, 3);
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&b);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("report_reader");
@@ -229,6 +251,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_main_thread_found);
 	tcase_add_test(t, test_repeatable);
 	tcase_add_test(t, test_evidence_text);
+	tcase_add_test(t, test_implausible_sizes);
 	suite_add_tcase(s, t);
 	return s;
 }

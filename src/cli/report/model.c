@@ -451,7 +451,7 @@ static void world_size(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (p->world_size != REP_UNKNOWN && p->world_size > 0)
+		if (p->world_size != REP_UNKNOWN && p->world_size > 0 && p->world_size <= REP_MAX_WORLD)
 			v[n++] = p->world_size;
 	}
 	rep_sort(v, n, sizeof(*v), cmp_i64);
@@ -483,7 +483,7 @@ static void world_size(struct rep_job *job)
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		for (size_t k = 0; k < p->ncomms; k++)
-			if (p->comms[k].nranks > best) {
+			if (p->comms[k].nranks > best && p->comms[k].nranks <= REP_MAX_WORLD) {
 				best = p->comms[k].nranks;
 				loc = p->comms[k].begin;
 			}
@@ -496,8 +496,10 @@ static void world_size(struct rep_job *job)
 	}
 	if (job->mains.n > 0) {
 		struct rep_proc *p = job->mains.v[job->mains.n - 1];
-		job->world_size = p->rank + 1;
-		job->ws_source = "the highest rank seen (no world size recorded)";
+		if (p->rank < REP_MAX_WORLD) {
+			job->world_size = p->rank + 1;
+			job->ws_source = "the highest rank seen (no world size recorded)";
+		}
 	}
 }
 

@@ -294,6 +294,7 @@ struct rep_proc {
 };
 
 #define REP_MAX_DUMPS 16
+#define REP_MAX_WORLD (1 << 22)	/* larger world sizes are taken as damage */
 #define REP_MAX_RING 128
 
 /* ---- the job ------------------------------------------------------------------ */

@@ -198,19 +198,13 @@ static void comm_size(struct rep_job *job, struct member *m, size_t n)
 		size_t j = i;
 		while (j < n && strcmp(m[j].c->key, m[i].c->key) == 0)
 			j++;
-		/* The size most members were given. */
-		int64_t major = -1;
-		size_t best = 0;
+		/* The size most members were given (a vote, then its count). */
+		int64_t major = m[i].c->nranks;
+		size_t votes = 0;
 		for (size_t a = i; a < j; a++) {
-			size_t k = 0;
-			for (size_t b = i; b < j && k <= (j - i) / 2; b++)
-				k += m[b].c->nranks == m[a].c->nranks;
-			if (k > best) {
-				best = k;
+			if (votes == 0)
 				major = m[a].c->nranks;
-			}
-			if (best > (j - i) / 2)
-				break;
+			votes += m[a].c->nranks == major ? 1 : (size_t)-1;
 		}
 		struct rep_verdict *v = NULL;
 		for (size_t a = i; a < j; a++) {
@@ -485,19 +479,15 @@ static void collectives(struct rep_job *job, struct member *m, size_t nm)
 		size_t j = i;
 		while (j < n && e[j].seq == e[i].seq)
 			j++;
-		/* The majority's collective at this seq. */
-		size_t best = i, best_n = 0;
+		/* The majority's collective at this seq: a vote, then its count. */
+		size_t best = i, best_n = 0, votes = 0;
 		for (size_t a = i; a < j; a++) {
-			size_t k = 0;
-			for (size_t b = i; b < j; b++)
-				k += same_coll(e[a].k, e[b].k);
-			if (k > best_n) {
-				best_n = k;
+			if (votes == 0)
 				best = a;
-			}
-			if (best_n * 2 > j - i)
-				break;
+			votes += same_coll(e[a].k, e[best].k) ? 1 : (size_t)-1;
 		}
+		for (size_t a = i; a < j; a++)
+			best_n += same_coll(e[a].k, e[best].k);
 		if (best_n < j - i) {
 			struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_COLLECTIVE_MISMATCH, sev);
 			const struct rep_coll *odd = NULL;

@@ -28,23 +28,34 @@ static struct rep_host *host_around(struct rep_job *job, int64_t r)
 	return NULL;
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Ranks per host most hosts run (0 when unclear). */
 static size_t usual_per_host(const struct rep_job *job)
 {
+	size_t *m = malloc((job->nhosts + 1) * sizeof(*m)), n = 0;
 	size_t best = 0, best_n = 0;
-	for (size_t i = 0; i < job->nhosts; i++) {
-		size_t m = job->hosts[i]->mains.n, k = 0;
-		if (m == 0)
-			continue;
-		for (size_t j = 0; j < job->nhosts; j++)
-			k += job->hosts[j]->mains.n == m;
-		if (k > best_n) {
-			best = m;
-			best_n = k;
+	if (m == NULL)
+		abort();
+	for (size_t i = 0; i < job->nhosts; i++)
+		if (job->hosts[i]->mains.n > 0)
+			m[n++] = job->hosts[i]->mains.n;
+	rep_sort(m, n, sizeof(*m), cmp_size);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && m[j] == m[i])
+			j++;
+		if (j - i > best_n) {
+			best_n = j - i;
+			best = m[i];
 		}
-		if (best_n > job->nhosts / 2)
-			break;
+		i = j;
 	}
+	free(m);
 	return best;
 }
 
@@ -70,8 +81,8 @@ static void missing_rank(struct rep_job *job)
 
 	/* Where the missing ranks should have run. */
 	size_t per = usual_per_host(job);
-	int notes = 0;
-	for (size_t i = 0; i < job->nmissing && notes < 3; i++) {
+	int notes = 0, runs = 0;
+	for (size_t i = 0; i < job->nmissing && notes < 3 && runs++ < 16; i++) {
 		size_t j = i;
 		while (j + 1 < job->nmissing && job->missing[j + 1] == job->missing[j] + 1)
 			j++;
