@@ -125,7 +125,7 @@ static json_t *job_object(struct rep_job *job)
 	json_object_set_new(j, "ranks_seen", ranks_array(seen, n));
 	json_object_set_new(j, "ranks_missing", ranks_array(job->missing, job->nmissing));
 	free(seen);
-	json_object_set_new(j, "launcher", str_or_null(job->kind));
+	json_object_set_new(j, "launcher", str_or_null(job->mains.n > 0 ? job->kind : NULL));
 	json_object_set_new(j, "framework", str_or_null(job->framework));
 	json_object_set_new(j, "id", str_or_null(job->job_id));
 	json_object_set_new(j, "files", json_integer((json_int_t)job->nfiles));

@@ -587,8 +587,10 @@ static const char *framework(struct rep_job *job)
 	size_t votes[5] = { 0 };
 	const char *names[5] = { "deepspeed", "horovod", "jax", "pytorch", "python" };
 	bool native = false;
-	for (size_t i = 0; i < job->mains.n; i++) {
-		struct rep_proc *p = job->mains.v[i];
+	size_t n = job->mains.n + job->unranked.n;
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = i < job->mains.n ? job->mains.v[i] :
+				     job->unranked.v[i - job->mains.n];
 		const char *f = p->fw_hint;
 		for (size_t k = 0; f == NULL && p->last_dump != NULL && k < p->last_dump->npy; k++)
 			for (size_t j = 0; j < REP_ARRAY_SIZE(py) && f == NULL; j++)

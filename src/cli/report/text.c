@@ -116,7 +116,10 @@ static void summary(struct rep_job *job, const struct out *o)
 
 	struct rep_buf b = { 0 };
 	ht_rep_buf_printf(&b, "%s", job->framework != NULL ? job->framework : "unknown framework");
-	ht_rep_buf_printf(&b, ", ranks numbered by %s", job->kind != NULL ? job->kind : "?");
+	if (job->mains.n > 0)
+		ht_rep_buf_printf(&b, ", ranks numbered by %s", job->kind != NULL ? job->kind : "?");
+	else
+		ht_rep_buf_add(&b, ", no rank identity");
 	if (job->others.n > 0)
 		ht_rep_buf_printf(&b, " (%zu launcher process%s of another kind)", job->others.n,
 				  job->others.n == 1 ? "" : "es");
@@ -180,6 +183,29 @@ static void summary(struct rep_job *job, const struct out *o)
 		char list[WIDTH];
 		ht_rep_ranges(job->missing, job->nmissing, list, WIDTH - 46);
 		fprintf(o->f, "%-18s %7zu %7s %7s  %s\n", "(no trace)", job->nmissing, "-", "-", list);
+	}
+	/* Processes without a rank, by phase, named by host and pid. */
+	for (int ph = -1; ph < HT_PHASE_COUNT; ph++) {
+		size_t n = 0, st = 0, en = 0;
+		struct rep_buf who = { 0 };
+		for (size_t i = 0; i < job->unranked.n; i++) {
+			struct rep_proc *p = job->unranked.v[i];
+			if (p->cur_phase != ph)
+				continue;
+			if (who.n < WIDTH - 46)
+				ht_rep_buf_printf(&who, "%s%s:%lld", n > 0 ? "," : "", p->host,
+						  (long long)p->pid);
+			n++;
+			st += p->stalled;
+			en += p->end != REP_RUNNING && !p->waiting;
+		}
+		if (n == 0)
+			continue;
+		char label[40];
+		snprintf(label, sizeof(label), "%s, no rank", ht_rep_phase_name(ph));
+		fprintf(o->f, "%-18s %7zu %7zu %7zu  %.*s%s\n", label, n, st, en, WIDTH - 49, who.s,
+			who.n > WIDTH - 49 ? "..." : "");
+		ht_rep_buf_free(&who);
 	}
 	free(r);
 }
