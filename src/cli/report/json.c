@@ -99,6 +99,7 @@ static json_t *rank_entry(struct rep_job *job, const struct rep_proc *p, bool ra
 							      p->work == 0 ? "blocked" : "unknown"));
 	if (p->group != NULL)
 		json_object_set_new(o, "stack_group", json_integer((json_int_t)p->group->index));
+	json_object_set_new(o, "dumps", json_integer((json_int_t)p->ndumps));
 	json_object_set_new(o, "blamed", json_boolean(p->blamed));
 	if (p->rel.n > 0) {
 		json_object_set_new(o, "wrappers", pids(&p->rel, true, p));
