@@ -9,6 +9,7 @@
  * answer (no global state).
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "ht_check.h"
 #include "fixture.h"
@@ -240,6 +241,36 @@ START_TEST(test_implausible_sizes)
 }
 END_TEST
 
+/* On disk: a file named twice is read once; a live file's cut last line is
+ * a line being written, not a death. */
+START_TEST(test_files_on_disk)
+{
+	char dir[] = "/tmp/ht-report-XXXXXX", path[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/n1.42.jsonl", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	double now = (double)time(NULL);
+	fprintf(f, "{\"t\":\"header\",\"ts\":%.6f,\"mono\":1.0,\"format\":\"hangtrace/1\","
+		"\"host\":\"n1\",\"pid\":42,\"rank\":0,\"world_size\":1,\"launcher\":\"env\","
+		"\"timeout\":1.0}\n{\"t\":\"phase\",\"ts\":%.6f,\"mono\":1.5,\"tid\":42,"
+		"\"phase\":\"launch\",\"state\":\"begin\"}\n{\"t\":\"pha", now - 2, now - 1);
+	fclose(f);
+	struct rep_job job;
+	ht_rep_job_init(&job);
+	ck_assert_int_eq(ht_rep_add_path(&job, dir), 1);
+	ck_assert_int_eq(ht_rep_add_path(&job, path), 1);
+	ck_assert_uint_eq(ht_rep_read(&job), 1);
+	ck_assert(has_warning(&job, "n1.42.jsonl", 0, "the same file as n1.42.jsonl"));
+	ck_assert(has_warning(&job, "n1.42.jsonl", 3, "incomplete last line"));
+	ht_rep_analyse(&job);
+	ck_assert_int_eq(((struct rep_proc *)job.mains.v[0])->end, REP_RUNNING);
+	ht_rep_job_free(&job);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("report_reader");
@@ -252,6 +283,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_repeatable);
 	tcase_add_test(t, test_evidence_text);
 	tcase_add_test(t, test_implausible_sizes);
+	tcase_add_test(t, test_files_on_disk);
 	suite_add_tcase(s, t);
 	return s;
 }

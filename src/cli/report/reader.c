@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "reader.h"
@@ -27,6 +28,7 @@
 #define MAX_WARNINGS 1000		/* per reading thread */
 #define MAX_FILE_WARNINGS 20
 #define MAX_DEPTH 8
+#define FRESH_SECS 5	/* a file changed this recently may be mid-write */
 
 /* ---- the job ------------------------------------------------------------------ */
 
@@ -144,7 +146,7 @@ static bool starts_header(const char *s, size_t n)
 /* ---- finding files ---------------------------------------------------------------- */
 
 static void add_file(struct rep_job *job, const char *path, const char *name,
-		     const char *mem, size_t len)
+		     const char *mem, size_t len, const struct stat *st)
 {
 	if (job->nfiles == job->cap_files) {
 		job->cap_files = job->cap_files != 0 ? job->cap_files * 2 : 64;
@@ -158,11 +160,14 @@ static void add_file(struct rep_job *job, const char *path, const char *name,
 	f->name = strdup(name);
 	f->mem = mem;
 	f->memlen = len;
+	f->dev = st != NULL ? (uint64_t)st->st_dev : 0;
+	f->ino = st != NULL ? (uint64_t)st->st_ino : 0;
+	f->dup = false;
 }
 
 void ht_rep_add_buffer(struct rep_job *job, const char *name, const char *buf, size_t len)
 {
-	add_file(job, NULL, name, buf, len);
+	add_file(job, NULL, name, buf, len, NULL);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -218,7 +223,7 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 					added += r;
 			}
 		} else if (is_jsonl(names[i]) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			add_file(job, path, name, NULL, 0);
+			add_file(job, path, name, NULL, 0, &st);
 			added++;
 		}
 		free(path);
@@ -240,7 +245,7 @@ int ht_rep_add_path(struct rep_job *job, const char *path)
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
 	const char *slash = strrchr(path, '/');
-	add_file(job, path, slash != NULL ? slash + 1 : path, NULL, 0);
+	add_file(job, path, slash != NULL ? slash + 1 : path, NULL, 0, &st);
 	return 1;
 }
 
@@ -342,13 +347,20 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 	json_error_t e;
 	json_t *o = json_loadb(s, loc->len, 0, &e);
 	if (o == NULL) {
-		if (last_no_nl)
+		/* Still being written: the file changed seconds ago and its last
+		 * whole line is recent too (fixtures and old traces are not). */
+		bool live = last_no_nl && c->fresh && c->p != NULL && !isnan(c->p->last_ts) &&
+			    (double)time(NULL) - c->p->last_ts < 60;
+		if (live)
+			ht_rep__warn(c, loc->line, "incomplete last line (the file is being "
+				     "written), ignored");
+		else if (last_no_nl)
 			ht_rep__warn(c, loc->line, "truncated last line (the process was killed "
 				     "while writing it), ignored");
 		else
 			ht_rep__warn(c, loc->line, "not JSON (%s at column %d), ignored", e.text,
 				     e.column);
-		if (last_no_nl && c->p != NULL)
+		if (last_no_nl && !live && c->p != NULL)
 			c->p->truncated = true;
 		return;
 	}
@@ -446,6 +458,9 @@ static void read_file(struct rep_rctx *c, uint32_t idx)
 	size_t before = c->procs.n;
 
 	c->file = idx;
+	c->fresh = false;
+	if (f->dup)
+		return;
 	if (f->mem != NULL || f->path == NULL) {
 		c->buf = f->mem;
 		c->len = f->mem != NULL ? f->memlen : 0;
@@ -467,6 +482,8 @@ static void read_file(struct rep_rctx *c, uint32_t idx)
 		ht_rep__warn(c, 0, "empty file: no trace in it");
 		return;
 	}
+	/* Written in the last seconds: a cut last line may still be written. */
+	c->fresh = time(NULL) - st.st_mtime < FRESH_SECS;
 	size_t size = (size_t)st.st_size;
 	if (size > c->iocap) {
 		char *nb = realloc(c->iobuf, size);
@@ -625,6 +642,40 @@ static int pick_threads(const struct rep_job *job)
 	return n;
 }
 
+static int cmp_inode(const void *a, const void *b, void *arg)
+{
+	const struct rep_job *job = arg;
+	const struct rep_file *x = &job->files[*(const size_t *)a];
+	const struct rep_file *y = &job->files[*(const size_t *)b];
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* A file named twice (a folder and a file in it, two paths to one place)
+ * is read once: the later names are skipped with a warning. */
+static void dedupe(struct rep_job *job)
+{
+	size_t n = 0, *ix = malloc((job->nfiles + 1) * sizeof(*ix));
+	if (ix == NULL)
+		abort();
+	for (size_t i = 0; i < job->nfiles; i++)
+		if (job->files[i].path != NULL)
+			ix[n++] = i;
+	if (n > 1)
+		qsort_r(ix, n, sizeof(*ix), cmp_inode, job);
+	for (size_t i = 1; i < n; i++) {
+		struct rep_file *a = &job->files[ix[i - 1]], *b = &job->files[ix[i]];
+		if (a->dev == b->dev && a->ino == b->ino) {
+			b->dup = true;
+			ht_rep_warn(job, (uint32_t)ix[i], 0, "the same file as %s: read once", a->name);
+		}
+	}
+	free(ix);
+}
+
 size_t ht_rep_read(struct rep_job *job)
 {
 	int n = pick_threads(job);
@@ -633,6 +684,7 @@ size_t ht_rep_read(struct rep_job *job)
 
 	if (w == NULL)
 		abort();
+	dedupe(job);
 	json_set_alloc_funcs(j_malloc, j_free);
 	for (int i = 0; i < n; i++) {
 		w[i].pool = &pl;

@@ -49,6 +49,7 @@ struct rep_rctx {
 	struct rep_proc *p;		/* the current process record */
 	int open_dump;			/* index in p->dumps of an unclosed dump, or -1 */
 	bool not_trace;			/* line 1 was not a header */
+	bool fresh;			/* the file changed in the last seconds */
 	unsigned file_warns;		/* warnings about this file so far */
 	size_t dropped;			/* warnings left out */
 	char *iobuf;			/* the file's bytes */

@@ -83,6 +83,8 @@ struct rep_file {
 	char *name;		/* how warnings and evidence name it */
 	const char *mem;	/* the buffer (tests, fuzzing), else NULL */
 	size_t memlen;
+	uint64_t dev, ino;	/* the file on disk, to read it once */
+	bool dup;		/* the same file as an earlier one: skipped */
 };
 
 /* ---- one traced process (one header and what follows it) ---------------- */
