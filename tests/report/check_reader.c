@@ -8,6 +8,7 @@
  * reading threads, and a second report in the same process giving the same
  * answer (no global state).
  */
+#include <jansson.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -196,10 +197,12 @@ START_TEST(test_evidence_text)
 	mem_header(&b, "n1", 30, 0, 1, 0);
 	mem_line(&b, 30, 1, "connect", "\"dest\":\"10.0.0.1:29500\",\"role\":\"rendezvous\","
 		 "\"result\":\"refused\",\"errno\":111,\"count\":4");
+	mem_line(&b, 30, 2, "connect", "\"dest\":\"n\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+		 "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9:1\",\"result\":\"timeout\"");
 	mem_add(&job, "n1.30.jsonl", &b);
 	ck_assert_uint_eq(ht_rep_read(&job), 1);
 	struct rep_proc *p = job.procs.v[0];
-	ck_assert_uint_eq(p->nconn, 1);
+	ck_assert_uint_eq(p->nconn, 2);
 	/* A connect line: its telling fields first; ts, mono, tid never. */
 	ck_assert_str_eq(ht_rep_evidence(&job, &p->conn[0].loc, NULL, 300),
 			 "n1.30.jsonl:3: {\"t\":\"connect\",\"dest\":\"10.0.0.1:29500\",\"result\":"
@@ -214,6 +217,13 @@ START_TEST(test_evidence_text)
 	const char *cut = ht_rep_evidence(&job, &p->conn[0].loc, NULL, 40);
 	ck_assert_uint_le(strlen(cut), strlen("n1.30.jsonl:3: ") + 40);
 	ck_assert(strstr(cut, "...") != NULL);
+	/* A cut never splits a UTF-8 character: the JSON output stays valid. */
+	for (size_t max = 20; max < 60; max++) {
+		const char *u = ht_rep_evidence(&job, &p->conn[1].loc, NULL, max);
+		json_t *j = json_string(u);
+		ck_assert_msg(j != NULL, "invalid UTF-8 at %zu: %s", max, u);
+		json_decref(j);
+	}
 	ht_rep_job_free(&job);
 	ht_rep_buf_free(&b);
 }

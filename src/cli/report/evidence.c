@@ -102,7 +102,7 @@ char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,
 	char *r;
 	if (n > max)
 		r = ht_rep_printf(&job->a, "%s:%u: %.*s...", job->files[loc->file].name, loc->line,
-				  (int)(max > 3 ? max - 3 : 0), b);
+				  (int)rep_utf8_cut(b, max > 3 ? max - 3 : 0), b);
 	else
 		r = ht_rep_printf(&job->a, "%s:%u: %s", job->files[loc->file].name, loc->line, b);
 	free(body);

@@ -91,7 +91,7 @@ static void header_cmd(struct rep_rctx *c, struct rep_proc *p, json_t *cmd)
 		}
 	}
 	if (b.n > 160)
-		memcpy(b.s + 157, "...", 4);
+		memcpy(b.s + rep_utf8_cut(b.s, 157), "...", 4);
 	p->cmd = ht_rep_strdup(&c->a, b.s != NULL ? b.s : "");
 	ht_rep_buf_free(&b);
 }

@@ -66,6 +66,15 @@ void ht_rep_buf_printf(struct rep_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ht_rep_buf_free(struct rep_buf *b);
 
+/* The length of s cut to at most n bytes without splitting a UTF-8
+ * character (s is at least n bytes long). */
+static inline size_t rep_utf8_cut(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
 /* ---- where a line came from ------------------------------------------------ */
 
 struct rep_loc {

@@ -97,7 +97,7 @@ static const char *clean_frame(struct rep_arena *a, const char *f)
 	size_t fl = name != NULL ? strlen(name) : fn_len;
 	const char *cut = fl > NAME_MAX_LEN ? "..." : "";
 	if (fl > NAME_MAX_LEN)
-		fl = NAME_MAX_LEN;
+		fl = rep_utf8_cut(fn, NAME_MAX_LEN);
 	const char *r;
 	if (m != NULL && strchr(open, '+') != NULL)
 		r = ht_rep_printf(a, "%.*s%s (%.*s)", (int)fl, fn, cut, (int)mlen, m);

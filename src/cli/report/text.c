@@ -81,7 +81,7 @@ static void line_cut(const struct out *o, const char *prefix, const char *text)
 	size_t room = WIDTH - strlen(prefix);
 	size_t n = strlen(text);
 	if (n > room)
-		fprintf(o->f, "%s%.*s...\n", prefix, (int)(room - 3), text);
+		fprintf(o->f, "%s%.*s...\n", prefix, (int)rep_utf8_cut(text, room - 3), text);
 	else
 		fprintf(o->f, "%s%s\n", prefix, text);
 }
