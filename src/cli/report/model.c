@@ -544,8 +544,11 @@ static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
 		h->name = s[i]->host;
 		h->boot_id = s[i]->boot_id;
 		h->first_ts = INFINITY;
+		h->now = -INFINITY;
 		for (size_t k = i; k < j; k++) {
 			struct rep_proc *p = s[k];
+			if (p->last_ts > h->now)
+				h->now = p->last_ts;
 			p->h = h;
 			ht_rep_vec_push(&h->procs, p);
 			if (p->is_main && p->rank != REP_UNKNOWN && !p->outer &&

@@ -316,6 +316,7 @@ struct rep_host {
 	struct rep_vec mains;		/* ranked main processes, by rank */
 	struct rep_hostfacts *hf;	/* host facts from one of its processes */
 	double first_ts;
+	double now;			/* its newest line, by its own clock */
 };
 
 enum rep_severity { REP_ERROR, REP_WARNING };

@@ -358,12 +358,16 @@ static void stalled_rule(struct rep_job *job)
 	for (size_t gi = 0; gi < shown; gi++) {
 		struct rep_group *g = job->groups[gi];
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_STALLED, REP_ERROR);
-		double since = INFINITY;
+		double since = INFINITY, age = NAN;
 		for (size_t k = 0; k < g->procs.n; k++) {
 			struct rep_proc *p = g->procs.v[k];
 			ht_rep_blame(job, v, p);
 			if (stall_since(p) < since)
 				since = stall_since(p);
+			/* How long, by each rank's own host's clock. */
+			double a = (p->h != NULL ? p->h->now : job->now) - stall_since(p);
+			if (isfinite(a) && !(a <= age))
+				age = a;
 			if (k < 2 && p->last_dump != NULL)
 				ht_rep_verdict_evidence(job, v, &p->last_dump->loc, ht_rep_keep_stall);
 		}
@@ -371,7 +375,6 @@ static void stalled_rule(struct rep_job *job)
 		struct rep_proc *p0 = g->procs.v[0];
 		const char *who = v->nranks > 0 ? ht_rep_ranks_phrase(job, v->ranks, v->nranks)
 						: ht_rep_who(job, p0);
-		double age = isfinite(since) && isfinite(job->now) ? job->now - since : NAN;
 		v->summary = ht_rep_printf(&job->a, "%s stalled in %s%s, in %s%s%s", who,
 					   ht_rep_phase_name(g->phase),
 					   isnan(age) ? "" : ht_rep_printf(&job->a, " for %.0f s", age),

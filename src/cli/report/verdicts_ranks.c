@@ -297,6 +297,10 @@ static void rank_exited(struct rep_job *job)
 		if (w != NULL && w->h != p->h && (job->clock_note || w->h->boot_id == NULL))
 			ht_rep_verdict_note(job, v, "times of different hosts compare wall clocks, "
 					    "which may disagree");
+		if (p->end == REP_VANISHED && !p->truncated && p->h != NULL && p->h->now < job->now - 1)
+			ht_rep_verdict_note(job, v, "gone: its watchdog would have dumped by the "
+					    "newest line of another host (wall clocks compared; a "
+					    "clock far behind would look the same)");
 		v->advice = exit_advice(p);
 		free(hosts);
 		i = j;
@@ -395,8 +399,8 @@ static void straggler(struct rep_job *job)
 		where = ht_rep_printf(&job->a, ", in %s%s%s", ht_rep_top_frame(first->group),
 				      first->work_why != NULL ? "; " : "",
 				      first->work_why != NULL ? first->work_why : "");
-	double age = isfinite(job->now) && first->cur_phase >= 0 ?
-		     job->now - first->ph[first->cur_phase].ts : NAN;
+	double now = first->h != NULL ? first->h->now : job->now;	/* its own clock */
+	double age = isfinite(now) && first->cur_phase >= 0 ? now - first->ph[first->cur_phase].ts : NAN;
 	v->summary = ht_rep_printf(&job->a, "%s %s still in %s%s%s, while %s",
 				   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
 				   v->nranks == 1 ? "is" : "are", ht_rep_phase_name(first->cur_phase),
