@@ -79,6 +79,8 @@ static const struct tcase cases[] = {
 	{ "fork_after_cuda_init", { { "fork_after_cuda_init", "error", "0" } }, { 0 }, 1 },
 	{ "version_mismatch", { { "version_mismatch", "error", "3" } }, { 0 }, 1 },
 	{ "nccl_init_error", { { "nccl_init_error", "error", "3" } }, { 0 }, 1 },
+	{ "nccl_phase_only", { { "nccl_init_error", "error", "1" }, { "rank_exited", "error", "1" } },
+	  { "unique_id_mismatch" }, 1 },
 	{ "collective_mismatch", { { "collective_mismatch", "error", "3" } },
 	  { "collective_lag", "stalled" }, 1 },
 	{ "collective_lag", { { "collective_lag", "error", "3" } },

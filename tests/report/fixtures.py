@@ -145,22 +145,27 @@ class Proc:
 
     def nccl_init(self, t, rank, nranks, root="10.0.0.1:41234", id_hash="0x5be0cd19137e2179",
                   comm="0x55d0c0a01000", end=True, result=0, error=None, last_error=None,
-                  fn="ncclCommInitRank", version=22105):
+                  fn="ncclCommInitRank", version=22105, events=True):
+        """events=False: only the phase lines (a family that writes no nccl lines)."""
         self.line(t, "version", what="nccl", value=version,
                   provider="/usr/lib/python3/dist-packages/nvidia/nccl/lib/libnccl.so.2")
         ids = dict(root=root, id_hash=id_hash, commid="0x" + id_hash[6:] + "00",
                    commid_old=None, fixed_magic=False, n_ids=1)
-        self.line(t, "nccl", fn=fn, state="begin", comm=None, nranks=nranks, rank=rank,
-                  blocking=None, comm_name=None, nested=False, nccl_version=version, **ids)
+        if events:
+            self.line(t, "nccl", fn=fn, state="begin", comm=None, nranks=nranks, rank=rank,
+                      blocking=None, comm_name=None, nested=False, nccl_version=version, **ids)
         self.phase(t, "nccl_init", "begin", fn=fn, nranks=nranks, rank=rank, **ids)
         if result != 0:
-            self.line(t + 2, "nccl", fn=fn, state="error", comm=None, nranks=nranks, rank=rank,
-                      result=result, error=error, last_error=last_error, nested=False, **ids)
+            if events:
+                self.line(t + 2, "nccl", fn=fn, state="error", comm=None, nranks=nranks,
+                          rank=rank, result=result, error=error, last_error=last_error,
+                          nested=False, **ids)
             self.phase(t + 2, "nccl_init", "error", fn=fn, result=result, error=error,
                        last_error=last_error)
         elif end:
-            self.line(t + 2, "nccl", fn=fn, state="end", comm=comm, nranks=nranks, rank=rank,
-                      result=0, error=None, last_error=None, nested=False, **ids)
+            if events:
+                self.line(t + 2, "nccl", fn=fn, state="end", comm=comm, nranks=nranks,
+                          rank=rank, result=0, error=None, last_error=None, nested=False, **ids)
             self.phase(t + 2, "nccl_init", "end", fn=fn, comm=comm, nranks=nranks, rank=rank)
         return self
 
@@ -843,6 +848,24 @@ def nccl_init_error(d):
             p.exit(6.0, status=1)
         else:
             stuck_in_init(p, 4)
+        p.write(d)
+
+
+@case
+def nccl_phase_only(d):
+    """The same failure told by the nccl_init phase lines alone (no nccl
+    lines): rank 1's init fails with NCCL's message, rank 0 waits."""
+    for p in job_ranks(d, 2):
+        startup(p)
+        if p.rank == 1:
+            p.nccl_init(3.5, 1, 2, result=2, error="unhandled system error",
+                        last_error="socketStartConnect: Connect to 10.0.0.1<41234> failed : "
+                                   "Connection refused", events=False)
+            p.exit(6.0, status=1)
+        else:
+            p.nccl_id(3.0)
+            p.nccl_init(3.5, 0, 2, end=False, events=False)
+            p.stalls(3.5, 60.0, "nccl_init", NCCL_WAIT, NCCL_PY)
         p.write(d)
 
 

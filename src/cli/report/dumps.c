@@ -284,8 +284,6 @@ void ht_rep__proc_end(struct rep_rctx *c)
 			parse_end(c, p, d, last);
 		ht_rep__scratch_release(mark);
 	}
-	if (p->ncomms == 1 && p->comms[0].tid == -1 && p->ph[HT_PHASE_NCCL_INIT].errored)
-		p->comms[0].failed = true;
 	c->p = NULL;
 	c->open_dump = -1;
 }

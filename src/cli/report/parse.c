@@ -251,6 +251,41 @@ static void phase_details(struct rep_rctx *c, struct rep_proc *p, int ph, json_t
 	}
 }
 
+/* The nccl_init phase lines carry their init's fields: they stand in for
+ * the init until (or unless) nccl lines describe it. */
+static void nccl_stand_in(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+			  const struct rep_loc *loc, double ts, double mono, const char *state)
+{
+	struct rep_comm *k;
+	if (p->ncomms == 0) {
+		k = REP_PUSH(&c->a, p->comms, p->ncomms);
+		k->nranks = k->rank = k->result = k->color = REP_UNKNOWN;
+		k->tid = -1;	/* marks a stand-in */
+		k->ts = ts;
+		k->mono = mono;
+		k->begin = *loc;
+	} else if (p->ncomms == 1 && p->comms[0].tid == -1) {
+		k = &p->comms[0];
+	} else {
+		return;
+	}
+	ht_rep__set_str(&c->a, o, "fn", &k->fn);
+	ht_rep__set_str(&c->a, o, "root", &k->root);
+	ht_rep__set_str(&c->a, o, "id_hash", &k->id_hash);
+	ht_rep__set_str(&c->a, o, "commid", &k->commid);
+	ht_rep__set_str(&c->a, o, "comm", &k->comm);
+	ht_rep__set_int(o, "nranks", &k->nranks);
+	ht_rep__set_int(o, "rank", &k->rank);
+	ht_rep__set_int(o, "result", &k->result);
+	if (strcmp(state, "begin") != 0) {
+		k->end = *loc;
+		k->ended = state[1] == 'n';
+		k->failed = state[1] == 'r';
+		ht_rep__set_str(&c->a, o, "error", &k->error);
+		ht_rep__set_str(&c->a, o, "last_error", &k->last_error);
+	}
+}
+
 static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		     const struct rep_loc *loc, double ts, double mono)
 {
@@ -296,24 +331,8 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		return;
 	}
 	phase_details(c, p, ph, o, loc);
-	if (ph == HT_PHASE_NCCL_INIT && p->ncomms == 0) {
-		/* The phase line carries the init's fields: a stand-in until (or
-		 * unless) the nccl events describe it. */
-		struct rep_comm *k = REP_PUSH(&c->a, p->comms, p->ncomms);
-		k->fn = ht_rep__str(&c->a, o, "fn");
-		k->root = ht_rep__str(&c->a, o, "root");
-		k->id_hash = ht_rep__str(&c->a, o, "id_hash");
-		k->commid = ht_rep__str(&c->a, o, "commid");
-		k->comm = ht_rep__str(&c->a, o, "comm");
-		k->nranks = ht_rep__int(o, "nranks");
-		k->rank = ht_rep__int(o, "rank");
-		k->result = ht_rep__int(o, "result");
-		k->color = REP_UNKNOWN;
-		k->tid = -1;	/* marks a stand-in */
-		k->ts = ts;
-		k->mono = mono;
-		k->begin = *loc;
-	}
+	if (ph == HT_PHASE_NCCL_INIT)
+		nccl_stand_in(c, p, o, loc, ts, mono, state);
 }
 
 /* ---- dumps and the rest ------------------------------------------------------- */
