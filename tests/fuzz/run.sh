@@ -68,7 +68,7 @@ inputs="$out/seeds"
 [ -d "$root/tests/fuzz/corpus" ] && inputs="$inputs $root/tests/fuzz/corpus"
 
 if [ $mode = replay ]; then
-	n=$(ls $inputs | wc -l)
+	n=$(find $inputs -type f | wc -l)
 	if [ "$engine" = libfuzzer ]; then
 		"$target" -runs=0 $inputs >"$out/replay.log" 2>&1
 	else
