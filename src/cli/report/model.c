@@ -157,8 +157,9 @@ static void work_state(struct rep_job *job, struct rep_proc *p)
 					    "%.0f s apart", wall);
 	} else if (io >= (1 << 20)) {
 		p->work = 1;
-		p->work_why = ht_rep_printf(&job->a, "working: %.1f MiB of I/O in %.0f s, same stack",
-					    (double)io / (1 << 20), wall);
+		p->work_why = ht_rep_printf(&job->a, "working: %.1f %s of I/O in %.0f s, same stack",
+					    io >= (1LL << 30) ? (double)io / (1LL << 30) :
+					    (double)io / (1 << 20), io >= (1LL << 30) ? "GiB" : "MiB", wall);
 	} else if (cpu > 0.2 * wall && cpu > 0.5) {
 		p->work = 1;
 		p->work_why = ht_rep_printf(&job->a, "busy: CPU +%.1f s in %.0f s with the same "

@@ -21,7 +21,7 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 			   struct rep_proc **who);
 /* Adds one waiting rank's stall line (not among v's ranks) as evidence. */
 void ht_rep_evidence_waiter(struct rep_job *job, struct rep_verdict *v);
-/* "n1" or "n1,n2,n3 (+4 more)". */
+/* "host n1" or "hosts n1,n2,n3 (+4 more)" (h may repeat hosts). */
 const char *ht_rep_hosts_phrase(struct rep_job *job, struct rep_host *const *h, size_t n);
 /* True when v's rank list holds r. */
 bool ht_rep_verdict_has(const struct rep_verdict *v, int64_t r);

@@ -200,8 +200,9 @@ const char *ht_rep_hosts_phrase(struct rep_job *job, struct rep_host *const *h, 
 	}
 	if (nu > shown)
 		ht_rep_buf_printf(&b, " (+%zu more)", nu - shown);
+	const char *r = ht_rep_printf(&job->a, "host%s %s", nu > 1 ? "s" : "",
+				      b.s != NULL ? b.s : "?");
 	free(u);
-	const char *r = ht_rep_strdup(&job->a, b.s != NULL ? b.s : "?");
 	ht_rep_buf_free(&b);
 	return r;
 }

@@ -133,15 +133,15 @@ static void cuda_init(struct rep_job *job)
 			ht_rep_who(job, p);
 		const char *hp = ht_rep_hosts_phrase(job, hosts, nh);
 		if (f[i].kind == 0) {
-			v->summary = ht_rep_printf(&job->a, "%s (host %s) loaded the CUDA toolkit's stub "
+			v->summary = ht_rep_printf(&job->a, "%s (%s) loaded the CUDA toolkit's stub "
 						   "libcuda (%s), not the driver: cuInit fails with "
 						   "CUDA_ERROR_STUB_LIBRARY", who, hp,
 						   p->cuda_init.libcuda != NULL ? p->cuda_init.libcuda : "?");
-			v->advice = "Remove the toolkit's stubs folder (…/cuda/lib64/stubs, "
-				    "…/targets/*/lib/stubs) from LD_LIBRARY_PATH and the ld cache: it is "
+			v->advice = "Remove the toolkit's stubs folder (.../cuda/lib64/stubs, "
+				    ".../targets/*/lib/stubs) from LD_LIBRARY_PATH and the ld cache: it is "
 				    "for linking only. The driver's libcuda.so.1 must be the one loaded.";
 		} else if (f[i].kind == 1) {
-			v->summary = ht_rep_printf(&job->a, "%s (host %s): the driver (CUDA %s) is older "
+			v->summary = ht_rep_printf(&job->a, "%s (%s): the driver (CUDA %s) is older "
 						   "than the CUDA runtime needs (%s)%s", who, hp,
 						   ht_rep_cuda_version(job, driver_of(p)),
 						   ht_rep_cuda_version(job, runtime_of(p)),
@@ -152,7 +152,7 @@ static void cuda_init(struct rep_job *job)
 				    "for the CUDA version the driver supports.";
 		} else {
 			int64_t r = p->cuda_init.result;
-			v->summary = ht_rep_printf(&job->a, "cuInit failed on %s (host %s): %s%s", who, hp,
+			v->summary = ht_rep_printf(&job->a, "cuInit failed on %s (%s): %s%s", who, hp,
 						   p->cuda_init.error != NULL ? p->cuda_init.error :
 						   "an error",
 						   r != REP_UNKNOWN ? ht_rep_printf(&job->a, " (%lld)",
@@ -627,7 +627,7 @@ static void version_mismatch(struct rep_job *job)
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
 		const char *(*fmt)(struct rep_job *, int64_t) = k == REP_VER_NCCL ? ht_rep_nccl_version :
 								ht_rep_cuda_version;
-		v->summary = ht_rep_printf(&job->a, "%s %s on %s (host %s), %s on the other %zu rank%s%s",
+		v->summary = ht_rep_printf(&job->a, "%s %s on %s (%s), %s on the other %zu rank%s%s",
 					   what[k], fmt(job, other),
 					   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
 					   ht_rep_hosts_phrase(job, hosts, nh), fmt(job, major), best,

@@ -234,7 +234,7 @@ static void unresolved(struct rep_job *job)
 	if (v == NULL)
 		return;
 	v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
-	v->summary = ht_rep_printf(&job->a, "%s%s '%s' does not resolve on host %s%s%s: %s",
+	v->summary = ht_rep_printf(&job->a, "%s%s '%s' does not resolve on %s%s%s: %s",
 				   what != NULL ? what : "the name", what != NULL ? "" : "",
 				   name, ht_rep_hosts_phrase(job, hosts, nh),
 				   v->nranks > 0 ? " for " : "",
@@ -301,10 +301,10 @@ static void master_addr_loopback(struct rep_job *job)
 	if (v == NULL)
 		return;
 	v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
-	v->summary = ht_rep_printf(&job->a, "MASTER_ADDR=%s is a loopback address%s%s%s on host%s "
+	v->summary = ht_rep_printf(&job->a, "MASTER_ADDR=%s is a loopback address%s%s%s on "
 				   "%s of a %zu-host job", addr != NULL ? addr : "?",
 				   to != NULL ? " (" : "", to != NULL ? to : "", to != NULL ? ")" : "",
-				   nh == 1 ? "" : "s", ht_rep_hosts_phrase(job, hosts, nh), job->nhosts);
+				   ht_rep_hosts_phrase(job, hosts, nh), job->nhosts);
 	v->advice = "In a multi-host job MASTER_ADDR must name an address every host reaches: the "
 		    "first node's IP or a name resolving to it, never localhost or 127.x. With "
 		    "Slurm: MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1). "
@@ -347,9 +347,9 @@ static void socket_ifname(struct rep_job *job)
 		if (v == NULL)
 			continue;
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
-		v->summary = ht_rep_printf(&job->a, "%s_SOCKET_IFNAME=%s matches no interface on host%s "
+		v->summary = ht_rep_printf(&job->a, "%s_SOCKET_IFNAME=%s matches no interface on "
 					   "%s (interfaces there: %s)", gloo ? "GLOO" : "NCCL", value,
-					   nh == 1 ? "" : "s", ht_rep_hosts_phrase(job, hosts, nh),
+					   ht_rep_hosts_phrase(job, hosts, nh),
 					   ifaces != NULL && ifaces[0] != '\0' ? ifaces : "?");
 		v->advice = gloo ? "Set GLOO_SOCKET_IFNAME to an interface that exists on every host "
 				   "(see the list), or unset it." :

@@ -286,9 +286,9 @@ static void rank_exited(struct rep_job *job)
 			after = ht_rep_printf(&job->a, " (%.0f s after %s ended%s)", t - first,
 					      first_who, cross ? ", by the hosts' wall clocks" : "");
 		}
-		v->summary = ht_rep_printf(&job->a, "%s on host%s %s %s in %s%s%s%s",
+		v->summary = ht_rep_printf(&job->a, "%s on %s %s in %s%s%s%s",
 					   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
-					   nh > 1 ? "s" : "", ht_rep_hosts_phrase(job, hosts, nh),
+					   ht_rep_hosts_phrase(job, hosts, nh),
 					   how_ended(job, p),
 					   ht_rep_phase_name(p->cur_phase), after,
 					   waiters != NULL ? ", while " : "", waiters != NULL ? waiters : "");
@@ -401,9 +401,20 @@ static void straggler(struct rep_job *job)
 				      first->work_why != NULL ? first->work_why : "");
 	double now = first->h != NULL ? first->h->now : job->now;	/* its own clock */
 	double age = isfinite(now) && first->cur_phase >= 0 ? now - first->ph[first->cur_phase].ts : NAN;
-	v->summary = ht_rep_printf(&job->a, "%s %s still in %s%s%s, while %s",
-				   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
-				   v->nranks == 1 ? "is" : "are", ht_rep_phase_name(first->cur_phase),
+	struct rep_host **hosts = malloc((v->nranks + 1) * sizeof(*hosts));
+	size_t nh = 0;
+	if (hosts == NULL)
+		abort();
+	for (size_t i = 0; i < job->mains.n; i++) {
+		struct rep_proc *p = job->mains.v[i];
+		if (present(p) && level(p->cur_phase) == lo && nh < v->nranks + 1)
+			hosts[nh++] = p->h;
+	}
+	const char *where_host = ht_rep_hosts_phrase(job, hosts, nh);
+	free(hosts);
+	v->summary = ht_rep_printf(&job->a, "%s (%s) %s still in %s%s%s, while %s",
+				   ht_rep_ranks_phrase(job, v->ranks, v->nranks), where_host, v->nranks == 1 ? "is" : "are",
+				   ht_rep_phase_name(first->cur_phase),
 				   isnan(age) || age < 1 ? "" : ht_rep_printf(&job->a, " (for %.0f s)", age),
 				   where, waiters != NULL ? waiters : "the others wait");
 	if (w != NULL && w->last_dump != NULL)
