@@ -1,15 +1,193 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.c: `hangtrace report`. (Placeholder until the report lands.)
+ * report.c: `hangtrace report [--json] [--chrome-trace FILE] DIR...`
+ * (SPEC section 8): reads every trace file under the folders given, runs
+ * the model, the verdict rules and the stack merger, and prints the report
+ * for a person, or as JSON. Exit status: 2 when nothing could be read or
+ * the command line is wrong, else 1 when a verdict of severity error was
+ * found, else 0.
  */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
+
+#define STDERR_WARNINGS 20
+
+static const char usage[] =
+	"NAME\n"
+	"    hangtrace report - say which rank of a job is missing, stuck or wrong, and why\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    hangtrace report [--json] [--chrome-trace FILE] [--color WHEN] DIR...\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Reads every *.jsonl trace file under each DIR (searched recursively: give one\n"
+	"    folder, or one per node) and prints: a summary of the job (hosts, ranks\n"
+	"    expected and seen, the phase every rank reached); the verdicts, most likely\n"
+	"    root cause first, each with the ranks it blames, the trace lines that prove it\n"
+	"    and what to try; and the stacks of the stalled ranks' main threads, identical\n"
+	"    stacks merged, the odd one out first. A DIR may also be a single trace file.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --json               print one JSON object (format hangtrace-report/1) instead\n"
+	"                         of the text report\n"
+	"    --chrome-trace FILE  also write every rank's phases and blocking calls as a\n"
+	"                         timeline for Perfetto or chrome://tracing (Trace Event\n"
+	"                         Format, one row per rank, stalls marked)\n"
+	"    --color WHEN         auto (default: on a terminal, unless NO_COLOR is set),\n"
+	"                         always or never\n"
+	"    --threads N          read files on N threads (default: the processors, up to 8)\n"
+	"    -h, --help           this text\n"
+	"\n"
+	"WARNINGS\n"
+	"    A line or file that cannot be read (a truncated last line, a file that is not\n"
+	"    a trace, an unknown event type) is a warning naming the file and line, on\n"
+	"    stderr and in the JSON's \"warnings\"; everything else is still used.\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0  no verdict of severity error\n"
+	"    1  at least one verdict of severity error\n"
+	"    2  nothing could be read, or a usage error\n";
+
+enum { OPT_JSON = 1, OPT_CHROME, OPT_COLOR, OPT_THREADS };
+
+static const struct option longopts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "colour", required_argument, NULL, OPT_COLOR },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void print_warnings(const struct rep_job *job)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < job->nwarns && shown < STDERR_WARNINGS; i++, shown++) {
+		const struct rep_warning *w = &job->warns[i];
+		const char *name = w->file < job->nfiles ? job->files[w->file].name : "";
+		if (w->line > 0)
+			warnx("%s:%u: %s", name, w->line, w->msg);
+		else
+			warnx("%s%s%s", name, name[0] != '\0' ? ": " : "", w->msg);
+	}
+	size_t rest = job->nwarns - shown + job->warns_dropped;
+	if (rest > 0)
+		warnx("%zu more warning%s (see --json)", rest, rest == 1 ? "" : "s");
+}
+
+static bool want_colour(const char *when)
+{
+	if (strcmp(when, "always") == 0)
+		return true;
+	if (strcmp(when, "never") == 0)
+		return false;
+	const char *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL &&
+	       (term == NULL || strcmp(term, "dumb") != 0);
+}
 
 int ht_report_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "hangtrace: report: not built yet\n");
-	return HT_EXIT_USAGE;
+	bool json = false;
+	const char *chrome = NULL, *colour = "auto";
+	int threads = 0, c;
+	struct rep_job job;
+
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_CHROME:
+			chrome = optarg;
+			break;
+		case OPT_COLOR:
+			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
+			    strcmp(optarg, "never") != 0) {
+				warnx("--color takes auto, always or never, not '%s'", optarg);
+				return HT_EXIT_USAGE;
+			}
+			colour = optarg;
+			break;
+		case OPT_THREADS:
+			threads = atoi(optarg);
+			if (threads < 1 || threads > 64) {
+				warnx("--threads takes 1 to 64, not '%s'", optarg);
+				return HT_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return HT_EXIT_OK;
+		default:
+			fputs("usage: hangtrace report [--json] [--chrome-trace FILE] DIR... "
+			      "(see --help)\n", stderr);
+			return HT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fputs("usage: hangtrace report [--json] [--chrome-trace FILE] DIR... (see --help)\n",
+		      stderr);
+		return HT_EXIT_USAGE;
+	}
+	ht_rep_job_init(&job);
+	job.nthreads = threads;
+	for (int i = optind; i < argc; i++) {
+		int r = ht_rep_add_path(&job, argv[i]);
+		if (r < 0)
+			warnx("%s: %s", argv[i], strerror(-r));
+		else if (r == 0)
+			warnx("%s: no *.jsonl trace files in it", argv[i]);
+	}
+	if (job.nfiles == 0) {
+		warnx("nothing to read: no trace files found");
+		ht_rep_job_free(&job);
+		return HT_EXIT_USAGE;
+	}
+	size_t n = ht_rep_read(&job);
+	print_warnings(&job);
+	if (n == 0) {
+		warnx("nothing could be read: no process record in %zu file%s", job.nfiles,
+		      job.nfiles == 1 ? "" : "s");
+		ht_rep_job_free(&job);
+		return HT_EXIT_USAGE;
+	}
+	ht_rep_analyse(&job);
+
+	int rc = 0;
+	if (chrome != NULL) {
+		FILE *f = fopen(chrome, "w");
+		if (f == NULL) {
+			warn("%s", chrome);
+			rc = -errno;
+		} else {
+			rc = ht_rep_chrome(&job, f);
+			if (fclose(f) != 0 && rc == 0)
+				rc = -EIO;
+			if (rc != 0)
+				warnx("%s: could not write the timeline", chrome);
+		}
+	}
+	if (json) {
+		if (ht_rep_json(&job, stdout) != 0)
+			warnx("could not write the JSON report");
+	} else {
+		ht_rep_text(&job, stdout, want_colour(colour));
+	}
+	fflush(stdout);
+	int status = ht_rep_has_error(&job) ? HT_EXIT_VERDICT : HT_EXIT_OK;
+	ht_rep_job_free(&job);
+	(void)rc;
+	return status;
 }

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dumps.c: the dump lines (thread, dump_end), the bulk of a stalled job's
+ * traces. The reader only notes where they are; when a process record
+ * closes, the lines that matter are parsed here: the main thread's line
+ * and dump_end of the current episode's first and latest dumps (whether
+ * the process works or is blocked), and the latest dump's collective ring.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+#define MAX_FRAMES 256
+
+/* ---- the lazily parsed dump lines ----------------------------------------------- */
+
+/* FNV-1a over a frame without its "+0x..." offset. */
+static uint64_t hash_frame(uint64_t h, const char *s)
+{
+	const char *plus = strstr(s, "+0x");
+	for (const char *q = s; *q != '\0'; q++) {
+		if (q == plus) {
+			while (*q != '\0' && *q != ')')
+				q++;
+			if (*q == '\0')
+				break;
+		}
+		h = (h ^ (unsigned char)*q) * 0x100000001b3ull;
+	}
+	return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+static uint32_t frames_of(struct rep_rctx *c, json_t *arr, uint64_t *h, const char ***out,
+			  bool keep)
+{
+	size_t i, n = json_array_size(arr);
+	json_t *v;
+
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	if (keep && n > 0)
+		*out = ht_rep_alloc(&c->a, n * sizeof(**out));
+	uint32_t k = 0;
+	json_array_foreach(arr, i, v) {
+		const char *s = json_string_value(v);
+		if (s == NULL || k >= n)
+			continue;
+		*h = hash_frame(*h, s);
+		if (keep)
+			(*out)[k] = ht_rep_strndup(&c->a, s, json_string_length(v));
+		k++;
+	}
+	return k;
+}
+
+/* ---- thread lines ------------------------------------------------------------------
+ *
+ * A dump writes one thread line per thread, and a job of thousands of
+ * ranks waiting in one place writes the same frames thousands of times.
+ * A main thread's line is therefore cut where its "frames" member begins
+ * (the first `,"frames":[` of the line: an unescaped quote cannot occur
+ * inside a JSON string, so the sequence is the member itself): the short
+ * head (dump, tid, state, cpu...) is parsed each time, the tail (frames,
+ * python, wchan...) once per distinct text and then looked up. Both halves
+ * are parsed by jansson as objects of their own; anything unexpected falls
+ * back to parsing the whole line.
+ */
+
+#define MAX_HEAD 4096
+#define MAX_TAILS 65536
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static struct rep_tail **tail_slot(struct rep_tails *t, const char *s, size_t n, uint64_t h)
+{
+	size_t k = h & (t->cap - 1);
+	while (t->slot[k] != NULL) {
+		struct rep_tail *x = t->slot[k];
+		if (x->hash == h && x->len == n && memcmp(x->text, s, n) == 0)
+			break;
+		k = (k + 1) & (t->cap - 1);
+	}
+	return &t->slot[k];
+}
+
+static void tails_grow(struct rep_tails *t)
+{
+	size_t cap = t->cap != 0 ? t->cap * 2 : 256;
+	struct rep_tail **s = calloc(cap, sizeof(*s));
+	if (s == NULL)
+		abort();
+	for (size_t i = 0; i < t->cap; i++) {
+		struct rep_tail *x = t->slot[i];
+		if (x == NULL)
+			continue;
+		size_t k = x->hash & (cap - 1);
+		while (s[k] != NULL)
+			k = (k + 1) & (cap - 1);
+		s[k] = x;
+	}
+	free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+}
+
+/* The frames part of a thread line, "frames":[...]...} (n bytes). */
+static struct rep_tail *tail_of(struct rep_rctx *c, const char *s, size_t n)
+{
+	struct rep_tails *t = &c->cache;
+	uint64_t h = hash_bytes(s, n);
+	if (t->cap != 0) {
+		struct rep_tail **slot = tail_slot(t, s, n, h);
+		if (*slot != NULL)
+			return *slot;
+	}
+	char *obj = malloc(n + 1);
+	if (obj == NULL)
+		return NULL;
+	obj[0] = '{';
+	memcpy(obj + 1, s, n);
+	json_t *o = json_loadb(obj, n + 1, 0, NULL);
+	free(obj);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	struct rep_tail *x = ht_rep_alloc(&c->a, sizeof(*x));
+	uint64_t sh = 0xcbf29ce484222325ull;
+	json_t *fr = json_object_get(o, "frames");
+	json_t *py = json_object_get(o, "python");
+	x->nframes = json_is_array(fr) ? frames_of(c, fr, &sh, &x->frames, true) : 0;
+	x->npy = json_is_array(py) ? frames_of(c, py, &sh, &x->py, true) : 0;
+	x->stack_hash = sh;
+	x->wchan = ht_rep__str(&c->a, o, "wchan");
+	x->syscall = ht_rep__str(&c->a, o, "syscall");
+	json_decref(o);
+	if (t->n < MAX_TAILS) {
+		if ((t->n + 1) * 2 > t->cap)
+			tails_grow(t);
+		x->text = ht_rep_strndup(&c->a, s, n);
+		x->len = (uint32_t)n;
+		x->hash = h;
+		*tail_slot(t, s, n, h) = x;
+		t->n++;
+	}
+	return x;
+}
+
+/* Head fields of a thread line into d; false when it is not p's main thread. */
+static bool thread_head(struct rep_proc *p, struct rep_dump *d, json_t *o)
+{
+	const char *t = json_string_value(json_object_get(o, "t"));
+	int main = ht_rep__bool(o, "main");
+	if (t == NULL || strcmp(t, "thread") != 0 ||
+	    (main == 0 || (main < 0 && ht_rep__int(o, "tid") != p->pid)))
+		return false;
+	d->have_main = true;
+	d->cpu = ht_rep__num(o, "cpu");
+	d->answered = ht_rep__bool(o, "answered") != 0;
+	const char *st = json_string_value(json_object_get(o, "state"));
+	d->state = st != NULL ? st[0] : '?';
+	return true;
+}
+
+static void take_tail(struct rep_dump *d, const struct rep_tail *x)
+{
+	d->frames = x->frames;
+	d->py = x->py;
+	d->nframes = x->nframes;
+	d->npy = x->npy;
+	d->stack_hash = x->stack_hash;
+	d->wchan = x->wchan;
+	d->syscall = x->syscall;
+}
+
+static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d)
+{
+	const struct rep_loc *l = &d->main_loc;
+	if (l->off + l->len > c->len)
+		return;
+	const char *s = c->buf + l->off;
+	const char *cut = memmem(s, l->len, ",\"frames\":[", 11);
+	if (cut != NULL && (size_t)(cut - s) < MAX_HEAD) {
+		char head[MAX_HEAD + 2];
+		size_t hn = (size_t)(cut - s);
+		memcpy(head, s, hn);
+		head[hn] = '}';
+		json_t *o = json_loadb(head, hn + 1, 0, NULL);
+		if (json_is_object(o)) {
+			bool ok = thread_head(p, d, o);
+			json_decref(o);
+			if (!ok)
+				return;
+			struct rep_tail *x = tail_of(c, cut + 1, l->len - (size_t)(cut + 1 - s));
+			if (x != NULL) {
+				take_tail(d, x);
+				return;
+			}
+		} else {
+			json_decref(o);
+		}
+	}
+	/* The whole line, the slow way. */
+	json_t *o = ht_rep__parse_at(c, l);
+	if (o == NULL || !thread_head(p, d, o)) {
+		json_decref(o);
+		return;
+	}
+	struct rep_tail x = { 0 };
+	uint64_t sh = 0xcbf29ce484222325ull;
+	json_t *fr = json_object_get(o, "frames");
+	json_t *py = json_object_get(o, "python");
+	x.nframes = json_is_array(fr) ? frames_of(c, fr, &sh, &x.frames, true) : 0;
+	x.npy = json_is_array(py) ? frames_of(c, py, &sh, &x.py, true) : 0;
+	x.stack_hash = sh;
+	x.wchan = ht_rep__str(&c->a, o, "wchan");
+	x.syscall = ht_rep__str(&c->a, o, "syscall");
+	take_tail(d, &x);
+	json_decref(o);
+}
+
+static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d, bool last)
+{
+	json_t *o = ht_rep__parse_at(c, &d->end_loc);
+	if (o == NULL)
+		return;
+	json_t *io = json_object_get(o, "io");
+	int64_t r = ht_rep__int(io, "rchar"), w = ht_rep__int(io, "wchar");
+	if (r != REP_UNKNOWN && w != REP_UNKNOWN)
+		d->io = r + w;
+	int64_t un = ht_rep__int(o, "unanswered");
+	d->unanswered = un > 0 ? (uint32_t)un : 0;
+	if (last) {
+		d->py_status = ht_rep__str(&c->a, o, "python");
+		p->colls_total = ht_rep__int(o, "collectives_total");
+		json_t *ring = json_object_get(o, "collectives");
+		size_t n = json_array_size(ring);
+		size_t from = n > REP_MAX_RING ? n - REP_MAX_RING : 0;
+		if (n > from) {
+			p->ring = ht_rep_alloc(&c->a, (n - from) * sizeof(*p->ring));
+			for (size_t i = from; i < n; i++) {
+				json_t *e = json_array_get(ring, i);
+				if (json_is_object(e))
+					ht_rep__coll_fields(&c->a, e, &p->ring[p->nring++]);
+			}
+		}
+	}
+	json_decref(o);
+}
+
+void ht_rep__proc_end(struct rep_rctx *c)
+{
+	struct rep_proc *p = c->p;
+
+	if (p == NULL)
+		return;
+	/* Only the dumps after the last phase transition (the current
+	 * episode) say whether the process is stalled and whether it works:
+	 * its first and its latest dump are compared. */
+	size_t mark = ht_rep__scratch_mark();
+	size_t first = p->ndumps;
+	for (size_t i = 0; i < p->ndumps; i++)
+		if (p->dumps[i].epoch == p->epoch) {
+			first = i;
+			break;
+		}
+	for (size_t i = 0; i < p->ndumps; i++) {
+		struct rep_dump *d = &p->dumps[i];
+		bool last = i + 1 == p->ndumps;
+		if (i != first && !last)
+			continue;
+		if (rep_has_loc(&d->main_loc))
+			parse_main(c, p, d);
+		ht_rep__scratch_release(mark);
+		if (rep_has_loc(&d->end_loc))
+			parse_end(c, p, d, last);
+		ht_rep__scratch_release(mark);
+	}
+	c->p = NULL;
+	c->open_dump = -1;
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * parse_facts.c: the events that describe a process's surroundings, into
+ * its record: network (connect, aggregated per destination and result;
+ * listen, accept, resolve; the host facts), GPU (versions, driver errors,
+ * the fork-after-init facts) and NCCL (each communicator init, its ids,
+ * its end or error with NCCL's own message). Called by the reader for one
+ * parsed event at a time; no allocation but the reading thread's arena.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "reader.h"
+
+#define MAX_CONNECTS 64
+#define MAX_LISTENS 16
+#define MAX_RESOLVES 8
+#define MAX_CUDA_ERRS 16
+#define MAX_COMMS 64
+#define MAX_WARNS 8
+
+/* ---- network ------------------------------------------------------------------ */
+
+void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+		       const struct rep_loc *loc, double ts)
+{
+	const char *dest = json_string_value(json_object_get(o, "dest"));
+	const char *result = json_string_value(json_object_get(o, "result"));
+	int64_t count = ht_rep__int(o, "count");
+	struct rep_connect *k = NULL;
+
+	if (dest == NULL || result == NULL)
+		return;
+	if (count == REP_UNKNOWN || count < 1)
+		count = 1;
+	for (size_t i = 0; i < p->nconn && k == NULL; i++)
+		if (strcmp(p->conn[i].dest, dest) == 0 && strcmp(p->conn[i].result, result) == 0)
+			k = &p->conn[i];
+	if (k == NULL) {
+		if (p->nconn >= MAX_CONNECTS)
+			return;
+		k = REP_PUSH(&c->a, p->conn, p->nconn);
+		k->dest = ht_rep_strdup(&c->a, dest);
+		k->result = ht_rep_strdup(&c->a, result);
+		k->first = INFINITY;
+		k->last = -INFINITY;
+	} else if (count < k->count) {
+		return;
+	}
+	k->count = count;
+	ht_rep__set_str(&c->a, o, "role", &k->role);
+	ht_rep__set_str(&c->a, o, "error", &k->error);
+	ht_rep__set_str(&c->a, o, "tcp_state", &k->tcp_state);
+	ht_rep__set_int(o, "errno", &k->err);
+	if (ht_rep__bool(o, "probe") == 1)
+		k->probe = true;
+	double first = ht_rep__num(o, "first"), last = ht_rep__num(o, "last");
+	if (first < k->first)
+		k->first = first;
+	if (last > k->last)
+		k->last = last;
+	k->ts = ts;
+	k->loc = *loc;
+}
+
+void ht_rep__on_listen(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+		      const struct rep_loc *loc, bool accept)
+{
+	const char *addr = json_string_value(json_object_get(o, "addr"));
+	if (addr == NULL)
+		return;
+	for (size_t i = 0; i < p->nlisten; i++)
+		if (strcmp(p->listen[i].addr, addr) == 0) {
+			if (accept && ht_rep__int(o, "count") > p->listen[i].accepted)
+				p->listen[i].accepted = ht_rep__int(o, "count");
+			return;
+		}
+	if (p->nlisten >= MAX_LISTENS)
+		return;
+	struct rep_listen *l = REP_PUSH(&c->a, p->listen, p->nlisten);
+	l->addr = ht_rep_strdup(&c->a, addr);
+	l->role = ht_rep__str(&c->a, o, "role");
+	l->accepted = accept ? ht_rep__int(o, "count") : 0;
+	if (l->accepted == REP_UNKNOWN)
+		l->accepted = 1;
+	l->loc = *loc;
+}
+
+static const char *join_strings(struct rep_arena *a, json_t *arr, const char *field, size_t max)
+{
+	struct rep_buf b = { 0 };
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v) {
+		const char *s = field != NULL ? json_string_value(json_object_get(v, field))
+					      : json_string_value(v);
+		if (s == NULL || i >= max)
+			continue;
+		if (b.n > 0)
+			ht_rep_buf_add(&b, ",");
+		ht_rep_buf_add(&b, s);
+	}
+	const char *r = ht_rep_strdup(a, b.s != NULL ? b.s : "");
+	ht_rep_buf_free(&b);
+	return r;
+}
+
+void ht_rep__on_resolve(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+		       const struct rep_loc *loc)
+{
+	if (p->nres >= MAX_RESOLVES)
+		return;
+	struct rep_resolve *r = REP_PUSH(&c->a, p->res, p->nres);
+	r->what = ht_rep__str(&c->a, o, "what");
+	r->name = ht_rep__str(&c->a, o, "name");
+	r->error = ht_rep__str(&c->a, o, "error");
+	r->loopback = ht_rep__bool(o, "loopback") == 1;
+	json_t *addrs = json_object_get(o, "addrs");
+	r->addrs = json_is_array(addrs) ? join_strings(&c->a, addrs, NULL, 4) : NULL;
+	r->loc = *loc;
+}
+
+void ht_rep__on_host(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc)
+{
+	struct rep_hostfacts *h = &p->hf;
+	json_t *ifs = json_object_get(o, "ifaces");
+	json_t *m;
+
+	h->have = true;
+	h->ifaces = json_is_array(ifs) ? join_strings(&c->a, ifs, "name", 32) : NULL;
+	h->nccl_ifname = ht_rep__str(&c->a, o, "nccl_socket_ifname");
+	h->gloo_ifname = ht_rep__str(&c->a, o, "gloo_socket_ifname");
+	m = json_object_get(o, "nccl_ifname_match");
+	h->nccl_match = json_is_array(m) ? (int)json_array_size(m) : -1;
+	m = json_object_get(o, "gloo_ifname_match");
+	h->gloo_match = json_is_array(m) ? (int)json_array_size(m) : -1;
+	h->shm_total = ht_rep__int(o, "shm_total");
+	h->shm_free = ht_rep__int(o, "shm_free");
+	h->cpus = ht_rep__int(o, "cpus");
+	h->loc = *loc;
+}
+
+/* ---- GPU -------------------------------------------------------------------------- */
+
+void ht_rep__on_version(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc)
+{
+	const char *what = json_string_value(json_object_get(o, "what"));
+	int k = -1;
+
+	if (what == NULL)
+		return;
+	if (strcmp(what, "cuda_driver") == 0)
+		k = REP_VER_DRIVER;
+	else if (strcmp(what, "cuda_runtime") == 0)
+		k = REP_VER_RUNTIME;
+	else if (strcmp(what, "nccl") == 0)
+		k = REP_VER_NCCL;
+	int64_t v = ht_rep__int(o, "value");
+	if (k < 0 || v == REP_UNKNOWN)
+		return;
+	p->ver[k].value = v;
+	p->ver[k].provider = ht_rep__str(&c->a, o, "provider");
+	p->ver[k].loc = *loc;
+}
+
+void ht_rep__on_cuda(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc)
+{
+	int64_t result = ht_rep__int(o, "result");
+	int64_t count = ht_rep__int(o, "count");
+	bool after_fork = ht_rep__bool(o, "after_fork") == 1;
+	bool hung = ht_rep__bool(o, "hung") == 1;
+
+	if (count == REP_UNKNOWN)
+		count = ht_rep__int(o, "device_count");
+	if (count != REP_UNKNOWN && (result == REP_UNKNOWN || result == 0))
+		p->cuda_count = count;
+	if (after_fork || hung) {
+		if (!p->cuda_after_fork && !p->cuda_hung)
+			p->cuda_fork_loc = *loc;
+		if (hung && !p->cuda_hung)
+			p->cuda_fork_loc = *loc;
+		p->cuda_after_fork |= after_fork;
+		p->cuda_hung |= hung;
+	}
+	if ((result == REP_UNKNOWN || result == 0) && !hung)
+		return;
+	if (p->ncerr >= MAX_CUDA_ERRS)
+		return;
+	struct rep_cuda_err *e = REP_PUSH(&c->a, p->cerr, p->ncerr);
+	e->fn = ht_rep__str(&c->a, o, "fn");
+	e->error = ht_rep__str(&c->a, o, "error");
+	e->result = result;
+	e->ordinal = ht_rep__int(o, "ordinal");
+	e->after_fork = after_fork;
+	e->hung = hung;
+	e->loc = *loc;
+}
+
+/* ---- NCCL ------------------------------------------------------------------------- */
+
+static bool is_init_fn(const char *fn)
+{
+	return fn != NULL && (strncmp(fn, "ncclCommInit", 12) == 0 ||
+			      strcmp(fn, "ncclCommSplit") == 0 ||
+			      strcmp(fn, "ncclCommShrink") == 0);
+}
+
+static void comm_fields(struct rep_arena *a, struct rep_comm *k, json_t *o)
+{
+	ht_rep__set_str(a, o, "comm", &k->comm);
+	ht_rep__set_str(a, o, "root", &k->root);
+	ht_rep__set_str(a, o, "id_hash", &k->id_hash);
+	ht_rep__set_str(a, o, "commid", &k->commid);
+	ht_rep__set_str(a, o, "parent", &k->parent);
+	ht_rep__set_str(a, o, "comm_name", &k->comm_name);
+	ht_rep__set_int(o, "nranks", &k->nranks);
+	ht_rep__set_int(o, "rank", &k->rank);
+	ht_rep__set_int(o, "color", &k->color);
+}
+
+void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+		    const struct rep_loc *loc, double ts, double mono)
+{
+	const char *fn = json_string_value(json_object_get(o, "fn"));
+	const char *state = json_string_value(json_object_get(o, "state"));
+	int64_t tid = ht_rep__int(o, "tid");
+	int64_t ver = ht_rep__int(o, "nccl_version");
+
+	if (ver != REP_UNKNOWN && p->ver[REP_VER_NCCL].value == REP_UNKNOWN) {
+		p->ver[REP_VER_NCCL].value = ver;
+		p->ver[REP_VER_NCCL].provider = ht_rep__str(&c->a, o, "provider");
+		p->ver[REP_VER_NCCL].loc = *loc;
+	}
+	if (fn != NULL && strcmp(fn, "not_observable") == 0) {
+		const char *why = ht_rep__str(&c->a, o, "reason");
+		if (p->nwarns < MAX_WARNS)
+			*REP_PUSH(&c->a, p->warns, p->nwarns) =
+				ht_rep_printf(&c->a, "NCCL not observable: %s", why != NULL ? why : "?");
+		return;
+	}
+	bool begin = state != NULL && strcmp(state, "begin") == 0;
+	bool error = state != NULL && strcmp(state, "error") == 0;
+	bool end = state != NULL && strcmp(state, "end") == 0;
+	bool async = fn != NULL && strcmp(fn, "ncclCommGetAsyncError") == 0;
+	if (!is_init_fn(fn) && !(async && error))
+		return;
+	struct rep_comm *k = NULL;
+	/* A stand-in from the nccl_init phase line gives way to the real one. */
+	if (p->ncomms == 1 && p->comms[0].tid == -1 && !async)
+		p->ncomms = 0;
+	if (!begin) {
+		const char *comm = json_string_value(json_object_get(o, "comm"));
+		for (size_t i = p->ncomms; i-- > 0 && k == NULL;) {
+			struct rep_comm *x = &p->comms[i];
+			if (async ? (comm != NULL && x->comm != NULL && strcmp(x->comm, comm) == 0)
+				  : (!x->ended && !x->failed && x->fn != NULL && strcmp(x->fn, fn) == 0 &&
+				     (tid == REP_UNKNOWN || x->tid == tid)))
+				k = x;
+		}
+	}
+	if (k == NULL) {
+		if (p->ncomms >= MAX_COMMS)
+			return;
+		k = REP_PUSH(&c->a, p->comms, p->ncomms);
+		k->fn = ht_rep_strdup(&c->a, fn);
+		k->nranks = k->rank = k->result = k->color = REP_UNKNOWN;
+		k->tid = tid;
+		k->ts = ts;
+		k->mono = mono;
+		k->begin = *loc;
+		k->nested = ht_rep__bool(o, "nested") == 1;
+	}
+	comm_fields(&c->a, k, o);
+	if (end) {
+		k->ended = true;
+		k->end = *loc;
+		ht_rep__set_int(o, "result", &k->result);
+	} else if (error) {
+		k->failed = true;
+		k->end = *loc;
+		ht_rep__set_int(o, "result", &k->result);
+		ht_rep__set_str(&c->a, o, "error", &k->error);
+		ht_rep__set_str(&c->a, o, "last_error", &k->last_error);
+	}
+}

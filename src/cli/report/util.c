@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.c: the report's memory: a bump arena that holds everything read
+ * from the traces until the report is freed, a pointer vector and a
+ * growable string. Allocation failure ends the command (err(3)): a report
+ * that cannot allocate cannot say anything useful.
+ */
+#include <err.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+struct rep_chunk {
+	struct rep_chunk *next;
+	size_t size;
+	max_align_t data[];
+};
+
+#define CHUNK (1u << 20)
+
+void *ht_rep_alloc(struct rep_arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (a->head == NULL || a->used + n > a->cap) {
+		size_t size = n > CHUNK / 4 ? n : CHUNK;
+		struct rep_chunk *c = malloc(sizeof(*c) + size);
+		if (c == NULL)
+			err(2, "report");
+		c->size = size;
+		if (a->head != NULL && n > CHUNK / 4) {
+			/* A big block: keep the current chunk for the small ones. */
+			c->next = a->head->next;
+			a->head->next = c;
+			memset(c->data, 0, n);
+			return c->data;
+		}
+		c->next = a->head;
+		a->head = c;
+		a->used = 0;
+		a->cap = size;
+	}
+	void *p = (char *)a->head->data + a->used;
+	a->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *ht_rep_strndup(struct rep_arena *a, const char *s, size_t n)
+{
+	if (s == NULL)
+		return NULL;
+	char *p = ht_rep_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *ht_rep_strdup(struct rep_arena *a, const char *s)
+{
+	return s == NULL ? NULL : ht_rep_strndup(a, s, strlen(s));
+}
+
+char *ht_rep_printf(struct rep_arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256];
+
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ht_rep_strdup(a, "");
+	if ((size_t)n < sizeof(small))
+		return ht_rep_strndup(a, small, (size_t)n);
+	char *p = ht_rep_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void ht_rep_arena_free(struct rep_arena *a)
+{
+	struct rep_chunk *c = a->head;
+	while (c != NULL) {
+		struct rep_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+	a->used = a->cap = 0;
+}
+
+void ht_rep_arena_take(struct rep_arena *a, struct rep_arena *b)
+{
+	if (b->head == NULL)
+		return;
+	if (a->head == NULL) {
+		*a = *b;
+	} else {
+		/* b's chunks go behind a's current one: a keeps allocating there. */
+		struct rep_chunk *last = b->head;
+		while (last->next != NULL)
+			last = last->next;
+		last->next = a->head->next;
+		a->head->next = b->head;
+	}
+	b->head = NULL;
+	b->used = b->cap = 0;
+}
+
+void ht_rep_vec_push(struct rep_vec *v, void *p)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap != 0 ? v->cap * 2 : 16;
+		void **n = realloc(v->v, cap * sizeof(*n));
+		if (n == NULL)
+			err(2, "report");
+		v->v = n;
+		v->cap = cap;
+	}
+	v->v[v->n++] = p;
+}
+
+void ht_rep_vec_free(struct rep_vec *v)
+{
+	free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
+}
+
+void ht_rep_buf_addn(struct rep_buf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap != 0 ? b->cap : 256;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *p = realloc(b->s, cap);
+		if (p == NULL)
+			err(2, "report");
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+void ht_rep_buf_add(struct rep_buf *b, const char *s)
+{
+	ht_rep_buf_addn(b, s, strlen(s));
+}
+
+void ht_rep_buf_printf(struct rep_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char small[512];
+
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		ht_rep_buf_addn(b, small, (size_t)n);
+		return;
+	}
+	char *p = malloc((size_t)n + 1);
+	if (p == NULL)
+		err(2, "report");
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	ht_rep_buf_addn(b, p, (size_t)n);
+	free(p);
+}
+
+void ht_rep_buf_free(struct rep_buf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->n = b->cap = 0;
+}

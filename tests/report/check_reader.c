@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check_reader.c: reading damaged and unusual traces. A truncated last
+ * line, an unknown event type, a line that is not JSON, a file that is not
+ * a trace, an empty file: each is a warning naming the file and line, and
+ * everything else is still used. Also: records sharing a file, a main
+ * thread listed after others, a thread line without "main", several
+ * reading threads, and a second report in the same process giving the same
+ * answer (no global state).
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "ht_check.h"
+#include "fixture.h"
+
+static bool has_warning(const struct rep_job *job, const char *file, unsigned line,
+			const char *text)
+{
+	for (size_t i = 0; i < job->nwarns; i++) {
+		const struct rep_warning *w = &job->warns[i];
+		if (w->file < job->nfiles && strcmp(job->files[w->file].name, file) == 0 &&
+		    w->line == line && strstr(w->msg, text) != NULL)
+			return true;
+	}
+	for (size_t i = 0; i < job->nwarns; i++)
+		fprintf(stderr, "  warning %s:%u: %s\n", job->files[job->warns[i].file].name,
+			job->warns[i].line, job->warns[i].msg);
+	return false;
+}
+
+START_TEST(test_damaged)
+{
+	struct rep_job job;
+	struct rep_buf a = { 0 }, b = { 0 };
+	ht_rep_job_init(&job);
+	mem_header(&a, "n1", 7, 0, 2, 0);
+	mem_line(&a, 7, 1, "gpu_temperature", "\"celsius\":70");			/* line 3 */
+	ht_rep_buf_add(&a, "{\"t\":\"phase\",\"ts\":1700000002.0,\"mono\":\n");		/* line 4 */
+	mem_line(&a, 7, 3, "phase", "\"phase\":\"rendezvous\",\"state\":\"begin\"");	/* line 5 */
+	ht_rep_buf_add(&a, "[1,2]\n");							/* line 6 */
+	mem_line(&a, 7, 4, "phase", "\"phase\":\"nowhere\",\"state\":\"begin\"");	/* line 7 */
+	ht_rep_buf_add(&a, "{\"t\":\"exit\",\"ts\":1700000005.0,\"mono\":105.0,\"tid\":7,\"sta");
+	mem_add(&job, "n1.7.jsonl", &a);
+	ht_rep_buf_add(&b, "{\"step\":1,\"loss\":0.5}\n");
+	mem_add(&job, "metrics.jsonl", &b);
+	ht_rep_add_buffer(&job, "empty.jsonl", "", 0);
+	ck_assert_uint_eq(ht_rep_read(&job), 1);
+	ck_assert(has_warning(&job, "n1.7.jsonl", 3, "unknown event type 'gpu_temperature'"));
+	ck_assert(has_warning(&job, "n1.7.jsonl", 4, "not JSON"));
+	ck_assert(has_warning(&job, "n1.7.jsonl", 6, "not a JSON object"));
+	ck_assert(has_warning(&job, "n1.7.jsonl", 7, "phase"));
+	ck_assert(has_warning(&job, "n1.7.jsonl", 8, "truncated last line"));
+	ck_assert(has_warning(&job, "metrics.jsonl", 1, "not a hangtrace trace"));
+	ck_assert(has_warning(&job, "empty.jsonl", 0, "empty file"));
+	/* The rest is used: the rank, its phase, and its cut-off end. */
+	struct rep_proc *p = job.procs.v[0];
+	ck_assert_int_eq(p->rank, 0);
+	ck_assert_int_eq(p->cur_phase, HT_PHASE_RENDEZVOUS);
+	ck_assert(p->truncated);
+	ck_assert(!p->have_exit);
+	ht_rep_analyse(&job);
+	ck_assert_int_eq(p->end, REP_VANISHED);
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&a);
+	ht_rep_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_nothing_readable)
+{
+	struct rep_job job;
+	struct rep_buf b = { 0 };
+	ht_rep_job_init(&job);
+	ht_rep_buf_add(&b, "not json at all\nstill not\n");
+	mem_add(&job, "x.jsonl", &b);
+	ck_assert_uint_eq(ht_rep_read(&job), 0);
+	ck_assert_uint_eq(job.nwarns, 1);	/* one line for the file, not one per line */
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&b);
+}
+END_TEST
+
+/* Two records in one file (a reused pid), an exec continuing one. */
+START_TEST(test_records)
+{
+	struct rep_job job;
+	struct rep_buf b = { 0 };
+	ht_rep_job_init(&job);
+	mem_header(&b, "n1", 9, 0, 1, 0);
+	/* Dumps in the first record: parsed when the next header closes it,
+	 * while that header is being read (the fuzzer's first find). */
+	for (int d = 1; d <= 3; d++)
+		mem_dump(&b, 9, d * 0.1, d, "launch", "\"poll (libc.so.6+0x1)\"",
+			 "\"f (/t.py:1)\",\"g (/t.py:2)\",\"h (/t.py:3)\"", d, 100 * d);
+	mem_line(&b, 9, 1, "exit", "\"status\":0");
+	mem_header(&b, "n1", 9, 0, 1, 10);
+	mem_line(&b, 9, 11, "exec", "\"path\":\"/usr/bin/python3\",\"cmdline\":[\"python3\"]");
+	mem_line(&b, 9, 11, "phase", "\"phase\":\"launch\",\"state\":\"begin\"");
+	mem_line(&b, 9, 12, "phase", "\"phase\":\"steady\",\"state\":\"begin\",\"fn\":\"cuStreamSynchronize\"");
+	mem_add(&job, "n1.9.jsonl", &b);
+	ck_assert_uint_eq(ht_rep_read(&job), 2);
+	ck_assert_uint_eq(job.nwarns, 0);
+	struct rep_proc *first = job.procs.v[0], *second = job.procs.v[1];
+	ck_assert(first->have_exit);
+	ck_assert_uint_eq(first->ndumps, 3);
+	ck_assert(first->dumps[2].have_main);
+	ck_assert_str_eq(second->host, "n1");
+	ck_assert_int_eq(second->pid, 9);
+	ck_assert_int_eq(second->rank, 0);
+	ck_assert(second->ts0 > first->ts0);
+	ck_assert_uint_eq(second->nexec, 1);
+	ck_assert_int_eq(second->cur_phase, HT_PHASE_STEADY);
+	ht_rep_analyse(&job);
+	/* The earlier process ended before the later began: a restart. */
+	ck_assert_uint_eq(job.mains.n, 1);
+	ck_assert_ptr_eq(job.mains.v[0], second);
+	ck_assert(!ht_rep_has_error(&job));
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&b);
+}
+END_TEST
+
+/* The main thread listed after other threads, and a writer without the
+ * "main" field (the thread whose tid is the pid). */
+START_TEST(test_main_thread_found)
+{
+	struct rep_job job;
+	struct rep_buf b = { 0 }, c = { 0 };
+	ht_rep_job_init(&job);
+	mem_header(&b, "n1", 20, 0, 2, 0);
+	mem_dump(&b, 20, 60, 1, "launch", "\"poll (libc.so.6+0x1)\",\"main (a.out+0x5)\"", NULL, 1, 1);
+	mem_add(&job, "n1.20.jsonl", &b);
+	mem_header(&c, "n1", 21, 1, 2, 0);
+	mem_line(&c, 22, 60, "stall", "\"dump\":1,\"reason\":\"timeout\",\"phase\":\"launch\",\"n\":1");
+	ht_rep_buf_add(&c, "{\"t\":\"thread\",\"ts\":1700000060.1,\"mono\":160.1,\"dump\":1,\"tid\":21,"
+		       "\"cpu\":0.5,\"frames\":[\"select (libc.so.6+0x2)\"]}\n");
+	mem_line(&c, 22, 60.2, "dump_end", "\"dump\":1,\"io\":{\"rchar\":1,\"wchar\":1}");
+	mem_add(&job, "n1.21.jsonl", &c);
+	ck_assert_uint_eq(ht_rep_read(&job), 2);
+	ht_rep_analyse(&job);
+	struct rep_proc *p = job.mains.v[0], *q = job.mains.v[1];
+	ck_assert(p->last_dump->have_main);
+	ck_assert_uint_eq(p->last_dump->nframes, 2);
+	ck_assert_str_eq(p->last_dump->frames[1], "main (a.out+0x5)");
+	ck_assert(q->last_dump->have_main);
+	ck_assert_str_eq(q->last_dump->frames[0], "select (libc.so.6+0x2)");
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&b);
+	ht_rep_buf_free(&c);
+}
+END_TEST
+
+static char *json_of(const char *fixture, int threads)
+{
+	struct rep_job job;
+	char dir[PATH_MAX];
+	char *out = NULL;
+	size_t n = 0;
+	ht_rep_job_init(&job);
+	job.nthreads = threads;
+	ck_assert_ptr_nonnull(fixture_dir(fixture, dir, sizeof(dir)));
+	ck_assert_int_gt(ht_rep_add_path(&job, dir), 0);
+	ck_assert_uint_gt(ht_rep_read(&job), 0);
+	ht_rep_analyse(&job);
+	FILE *f = open_memstream(&out, &n);
+	ck_assert_int_eq(ht_rep_json(&job, f), 0);
+	fclose(f);
+	ht_rep_job_free(&job);
+	return out;
+}
+
+/* One thread or four, first report or second: the same answer. */
+START_TEST(test_repeatable)
+{
+	static const char *const cases[] = { "straggler", "missing_host", "collective_lag",
+					     "bad_files", "wrappers" };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *a = json_of(cases[i], 1);
+		char *b = json_of(cases[i], 4);
+		char *c = json_of(cases[i], 1);
+		ck_assert_str_eq(a, b);
+		ck_assert_str_eq(a, c);
+		free(a);
+		free(b);
+		free(c);
+	}
+}
+END_TEST
+
+START_TEST(test_evidence_text)
+{
+	struct rep_job job;
+	struct rep_buf b = { 0 };
+	ht_rep_job_init(&job);
+	mem_header(&b, "n1", 30, 0, 1, 0);
+	mem_line(&b, 30, 1, "connect", "\"dest\":\"10.0.0.1:29500\",\"role\":\"rendezvous\","
+		 "\"result\":\"refused\",\"errno\":111,\"count\":4");
+	mem_line(&b, 30, 2, "connect", "\"dest\":\"n\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+		 "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9:1\",\"result\":\"timeout\"");
+	mem_add(&job, "n1.30.jsonl", &b);
+	ck_assert_uint_eq(ht_rep_read(&job), 1);
+	struct rep_proc *p = job.procs.v[0];
+	ck_assert_uint_eq(p->nconn, 2);
+	/* A connect line: its telling fields first; ts, mono, tid never. */
+	ck_assert_str_eq(ht_rep_evidence(&job, &p->conn[0].loc, NULL, 300),
+			 "n1.30.jsonl:3: {\"t\":\"connect\",\"dest\":\"10.0.0.1:29500\",\"result\":"
+			 "\"refused\",\"count\":4,\"role\":\"rendezvous\"}");
+	/* Other lines: every field but ts, mono and tid, in their order. */
+	struct rep_loc launch = p->ph[HT_PHASE_LAUNCH].begin;
+	ck_assert_str_eq(ht_rep_evidence(&job, &launch, NULL, 300),
+			 "n1.30.jsonl:2: {\"t\":\"phase\",\"phase\":\"launch\",\"state\":\"begin\"}");
+	static const char *const keep[] = { "result", NULL };
+	ck_assert_str_eq(ht_rep_evidence(&job, &p->conn[0].loc, keep, 300),
+			 "n1.30.jsonl:3: {\"t\":\"connect\",\"result\":\"refused\"}");
+	const char *cut = ht_rep_evidence(&job, &p->conn[0].loc, NULL, 40);
+	ck_assert_uint_le(strlen(cut), strlen("n1.30.jsonl:3: ") + 40);
+	ck_assert(strstr(cut, "...") != NULL);
+	/* A cut never splits a UTF-8 character: the JSON output stays valid. */
+	for (size_t max = 20; max < 60; max++) {
+		const char *u = ht_rep_evidence(&job, &p->conn[1].loc, NULL, max);
+		json_t *j = json_string(u);
+		ck_assert_msg(j != NULL, "invalid UTF-8 at %zu: %s", max, u);
+		json_decref(j);
+	}
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&b);
+}
+END_TEST
+
+/* A world size no job has (damage, or a fuzzer): not believed, and the
+ * report does not try to list a trillion missing ranks. */
+START_TEST(test_implausible_sizes)
+{
+	struct rep_job job;
+	struct rep_buf b = { 0 };
+	ht_rep_job_init(&job);
+	ht_rep_buf_add(&b, "{\"t\":\"header\",\"ts\":1.0,\"mono\":1.0,\"format\":\"hangtrace/1\","
+		       "\"host\":\"n1\",\"pid\":5,\"rank\":3,\"world_size\":1000000000000,"
+		       "\"launcher\":\"env\"}\n");
+	mem_line(&b, 5, 1, "nccl", "\"fn\":\"ncclCommInitRank\",\"state\":\"begin\","
+		 "\"nranks\":99999999999,\"rank\":3,\"root\":\"1.2.3.4:5\",\"id_hash\":\"0x1\"");
+	mem_add(&job, "n1.5.jsonl", &b);
+	ck_assert_uint_eq(ht_rep_read(&job), 1);
+	ht_rep_analyse(&job);
+	ck_assert_int_eq(job.world_size, 4);	/* one past the highest rank */
+	ck_assert_uint_eq(job.nmissing, 3);
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&b);
+}
+END_TEST
+
+/* On disk: a file named twice is read once; a live file's cut last line is
+ * a line being written, not a death. */
+START_TEST(test_files_on_disk)
+{
+	char dir[] = "/tmp/ht-report-XXXXXX", path[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/n1.42.jsonl", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	double now = (double)time(NULL);
+	fprintf(f, "{\"t\":\"header\",\"ts\":%.6f,\"mono\":1.0,\"format\":\"hangtrace/1\","
+		"\"host\":\"n1\",\"pid\":42,\"rank\":0,\"world_size\":1,\"launcher\":\"env\","
+		"\"timeout\":1.0}\n{\"t\":\"phase\",\"ts\":%.6f,\"mono\":1.5,\"tid\":42,"
+		"\"phase\":\"launch\",\"state\":\"begin\"}\n{\"t\":\"pha", now - 2, now - 1);
+	fclose(f);
+	struct rep_job job;
+	ht_rep_job_init(&job);
+	ck_assert_int_eq(ht_rep_add_path(&job, dir), 1);
+	ck_assert_int_eq(ht_rep_add_path(&job, path), 1);
+	ck_assert_uint_eq(ht_rep_read(&job), 1);
+	ck_assert(has_warning(&job, "n1.42.jsonl", 0, "the same file as n1.42.jsonl"));
+	ck_assert(has_warning(&job, "n1.42.jsonl", 3, "incomplete last line"));
+	ht_rep_analyse(&job);
+	ck_assert_int_eq(((struct rep_proc *)job.mains.v[0])->end, REP_RUNNING);
+	ht_rep_job_free(&job);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("report_reader");
+	TCase *t = tcase_create("reader");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, test_damaged);
+	tcase_add_test(t, test_nothing_readable);
+	tcase_add_test(t, test_records);
+	tcase_add_test(t, test_main_thread_found);
+	tcase_add_test(t, test_repeatable);
+	tcase_add_test(t, test_evidence_text);
+	tcase_add_test(t, test_implausible_sizes);
+	tcase_add_test(t, test_files_on_disk);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+HT_CHECK_SUITE(make)

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check_verdicts.c: every verdict rule of SPEC section 8 over the
+ * hand-written fixtures of tests/fixtures/report: each case must give the
+ * verdicts listed (code, severity, blamed ranks) in that order of
+ * likelihood, and none of the codes that must not fire there (the negative
+ * half of each rule: a healthy job, a retried rendezvous, sub-communicators,
+ * launcher agents, a restart...).
+ */
+#include <stdlib.h>
+
+#include "ht_check.h"
+#include "fixture.h"
+
+struct want {
+	const char *code;
+	const char *sev;	/* "error" or "warning" */
+	const char *ranks;	/* compact ranges, "" for none */
+};
+
+struct tcase {
+	const char *name;
+	struct want first[4];	/* the leading verdicts, in order */
+	const char *never[8];	/* codes that must not appear */
+	int exit;		/* the command's exit status: 0 or 1 */
+};
+
+#define NONE_OF_RANKS "missing_rank", "rank_exited", "straggler", "duplicate_rank", "stalled"
+
+static const struct tcase cases[] = {
+	{ "healthy", { { 0 } }, { NONE_OF_RANKS, "rendezvous_unreachable", "master_addr_loopback" }, 0 },
+	{ "healthy_multihost", { { "version_mismatch", "warning", "4-7" } },
+	  { NONE_OF_RANKS, "duplicate_gpu" }, 0 },
+	{ "cancelled_steady", { { 0 } }, { NONE_OF_RANKS }, 0 },
+	{ "missing_rank", { { "missing_rank", "error", "2" } }, { "straggler", "rank_exited" }, 1 },
+	{ "missing_rank_early", { { "missing_rank", "warning", "2" } }, { "stalled" }, 0 },
+	{ "missing_host", { { "rendezvous_unreachable", "error", "" },
+			    { "missing_rank", "error", "4-7" } }, { "duplicate_rank" }, 1 },
+	{ "rank_exited", { { "rank_exited", "error", "2" } }, { "missing_rank", "straggler" }, 1 },
+	{ "gave_up", { { "straggler", "error", "0" }, { "rank_exited", "error", "1-3" } },
+	  { "missing_rank" }, 1 },
+	{ "killed_waiting", { { "stalled", "error", "0-3" } }, { "rank_exited" }, 1 },
+	{ "vanished", { { "rank_exited", "error", "1" } }, { "missing_rank" }, 1 },
+	{ "straggler", { { "straggler", "error", "0" } }, { "stalled", "rank_exited" }, 1 },
+	{ "no_straggler_majority", { { "stalled", "error", "6-7" }, { "stalled", "error", "0-5" } },
+	  { "straggler" }, 1 },
+	{ "world_size_mismatch", { { "world_size_mismatch", "error", "3" } }, { "missing_rank" }, 1 },
+	{ "duplicate_rank", { { "duplicate_rank", "error", "1" } }, { "missing_rank" }, 1 },
+	{ "agents_not_duplicates", { { 0 } }, { NONE_OF_RANKS, "world_size_mismatch" }, 0 },
+	{ "restart_not_duplicate", { { 0 } }, { NONE_OF_RANKS }, 0 },
+	{ "rendezvous_refused", { { "rendezvous_unreachable", "error", "2-3" } },
+	  { "master_addr_loopback" }, 1 },
+	{ "rendezvous_timeout", { { "rendezvous_unreachable", "error", "1" } },
+	  { "rank_exited" }, 1 },
+	{ "rendezvous_unresolved", { { "rendezvous_unreachable", "error", "1" } }, { 0 }, 1 },
+	{ "rendezvous_retry_ok", { { 0 } }, { "rendezvous_unreachable", NONE_OF_RANKS }, 0 },
+	{ "master_addr_loopback", { { "master_addr_loopback", "error", "2-3" },
+				    { "rendezvous_unreachable", "error", "2-3" } }, { 0 }, 1 },
+	{ "socket_ifname_missing", { { "socket_ifname_missing", "error", "0-1" },
+				     { "nccl_init_error", "error", "0" } }, { 0 }, 1 },
+	{ "shm_too_small", { { "nccl_init_error", "error", "0-1" },
+			     { "shm_too_small", "error", "0-1" } }, { 0 }, 1 },
+	{ "unique_id_mismatch", { { "unique_id_mismatch", "error", "6-7" } }, { "straggler" }, 1 },
+	{ "subgroups_ok", { { 0 } }, { "unique_id_mismatch", "world_size_mismatch", NONE_OF_RANKS }, 0 },
+	{ "duplicate_gpu", { { "duplicate_gpu", "error", "1-3" } },
+	  { "too_many_local_ranks", "visible_devices_inconsistent" }, 1 },
+	{ "too_many_local_ranks", { { "too_many_local_ranks", "error", "4-7" } },
+	  { "duplicate_gpu" }, 1 },
+	{ "visible_devices_inconsistent", { { "visible_devices_inconsistent", "error", "1-3" } },
+	  { "duplicate_gpu", "too_many_local_ranks" }, 1 },
+	{ "cvd_ok", { { 0 } }, { "visible_devices_inconsistent", "duplicate_gpu",
+				 "too_many_local_ranks" }, 0 },
+	{ "cuda_init_failed", { { "cuda_init_failed", "error", "1" } },
+	  { "stub_driver", "driver_too_old" }, 1 },
+	{ "stub_driver", { { "stub_driver", "error", "0-1" } },
+	  { "cuda_init_failed", "driver_too_old" }, 1 },
+	{ "driver_too_old", { { "driver_too_old", "error", "0-1" } },
+	  { "cuda_init_failed", "stub_driver" }, 1 },
+	{ "fork_after_cuda_init", { { "fork_after_cuda_init", "error", "0" } }, { 0 }, 1 },
+	{ "version_mismatch", { { "version_mismatch", "error", "3" } }, { 0 }, 1 },
+	{ "nccl_init_error", { { "nccl_init_error", "error", "3" } }, { 0 }, 1 },
+	{ "nccl_phase_only", { { "nccl_init_error", "error", "1" }, { "rank_exited", "error", "1" } },
+	  { "unique_id_mismatch" }, 1 },
+	{ "collective_mismatch", { { "collective_mismatch", "error", "3" } },
+	  { "collective_lag", "stalled" }, 1 },
+	{ "collective_lag", { { "collective_lag", "error", "3" } },
+	  { "collective_mismatch", "stalled" }, 1 },
+	{ "stalled_all", { { "stalled", "error", "0-3" } }, { "straggler", "missing_rank" }, 1 },
+	{ "unranked", { { "stalled", "error", "" } }, { "missing_rank" }, 1 },
+	{ "wrappers", { { 0 } }, { NONE_OF_RANKS, "fork_after_cuda_init" }, 0 },
+	{ "exec_and_reuse", { { 0 } }, { NONE_OF_RANKS, "world_size_mismatch" }, 0 },
+	{ "bad_files", { { "rank_exited", "warning", "0" } }, { "missing_rank" }, 0 },
+};
+
+static const char *sev_name(enum rep_severity s)
+{
+	return s == REP_ERROR ? "error" : "warning";
+}
+
+static void dump_verdicts(const struct rep_job *job)
+{
+	for (size_t i = 0; i < job->nverdicts; i++) {
+		char r[256];
+		const struct rep_verdict *v = job->verdicts[i];
+		ht_rep_ranges(v->ranks, v->nranks, r, sizeof(r));
+		fprintf(stderr, "  %zu %s %s [%s] %s\n", i, sev_name(v->sev), ht_verdict_name(v->code), r,
+			v->summary);
+	}
+}
+
+START_TEST(test_case)
+{
+	const struct tcase *c = &cases[_i];
+	struct rep_job job;
+	size_t n = fixture_run(&job, c->name);
+	ck_assert_msg(n > 0, "%s: fixture not found or empty", c->name);
+	bool ok = true;
+	size_t k = 0;
+	for (; k < 4 && c->first[k].code != NULL; k++) {
+		if (k >= job.nverdicts) {
+			ok = false;
+			fprintf(stderr, "%s: verdict %zu missing (%s)\n", c->name, k, c->first[k].code);
+			break;
+		}
+		const struct rep_verdict *v = job.verdicts[k];
+		char r[256];
+		ht_rep_ranges(v->ranks, v->nranks, r, sizeof(r));
+		if (strcmp(ht_verdict_name(v->code), c->first[k].code) != 0 ||
+		    strcmp(sev_name(v->sev), c->first[k].sev) != 0 || strcmp(r, c->first[k].ranks) != 0) {
+			ok = false;
+			fprintf(stderr, "%s: verdict %zu is %s %s [%s], want %s %s [%s]\n", c->name, k,
+				sev_name(v->sev), ht_verdict_name(v->code), r, c->first[k].sev,
+				c->first[k].code, c->first[k].ranks);
+		}
+		/* Every verdict says something a person can act on. */
+		ck_assert(v->summary != NULL && v->summary[0] != '\0');
+		ck_assert(v->advice != NULL && v->advice[0] != '\0');
+		ck_assert(v->nevidence > 0);
+	}
+	if (k == 0 && job.nverdicts > 0 && c->exit == 0 && ht_rep_has_error(&job)) {
+		ok = false;
+		fprintf(stderr, "%s: an error verdict on a case that has none\n", c->name);
+	}
+	for (size_t i = 0; i < 8 && c->never[i] != NULL; i++)
+		for (size_t j = 0; j < job.nverdicts; j++)
+			if (strcmp(ht_verdict_name(job.verdicts[j]->code), c->never[i]) == 0) {
+				ok = false;
+				fprintf(stderr, "%s: %s must not fire\n", c->name, c->never[i]);
+			}
+	if (ht_rep_has_error(&job) != (c->exit == 1)) {
+		ok = false;
+		fprintf(stderr, "%s: error verdicts %s, want %s\n", c->name,
+			ht_rep_has_error(&job) ? "present" : "absent", c->exit ? "present" : "absent");
+	}
+	if (!ok)
+		dump_verdicts(&job);
+	ht_rep_job_free(&job);
+	ck_assert_msg(ok, "%s: verdicts differ (see above)", c->name);
+}
+END_TEST
+
+/* A healthy job: no error whatever the rule (SPEC: no false alarms). */
+START_TEST(test_healthy_no_error)
+{
+	static const char *const healthy[] = { "healthy", "healthy_multihost", "cancelled_steady",
+					       "agents_not_duplicates",
+					       "restart_not_duplicate", "rendezvous_retry_ok",
+					       "subgroups_ok", "cvd_ok", "wrappers", "exec_and_reuse" };
+	for (size_t i = 0; i < sizeof(healthy) / sizeof(healthy[0]); i++) {
+		struct rep_job job;
+		ck_assert(fixture_run(&job, healthy[i]) > 0);
+		ck_assert_msg(!ht_rep_has_error(&job), "%s has an error verdict", healthy[i]);
+		/* Not even a warning, but for the two hosts' drivers. */
+		if (strcmp(healthy[i], "healthy_multihost") != 0)
+			ck_assert_msg(job.nverdicts == 0, "%s has a verdict: %s", healthy[i],
+				      job.nverdicts > 0 ? job.verdicts[0]->summary : "");
+		ck_assert_uint_eq(job.ngroups, 0);
+		for (size_t k = 0; k < job.mains.n; k++)
+			ck_assert(ht_rep_steady(job.mains.v[k]));
+		ht_rep_job_free(&job);
+	}
+}
+END_TEST
+
+/* The straggler's stack group comes first and names load_checkpoint. */
+START_TEST(test_straggler_details)
+{
+	struct rep_job job;
+	ck_assert(fixture_run(&job, "straggler") > 0);
+	ck_assert(strstr(job.verdicts[0]->summary, "load_checkpoint (/work/train.py:12)") != NULL);
+	ck_assert(strstr(job.verdicts[0]->summary, "ranks 1-7 wait in rendezvous") != NULL);
+	ck_assert_uint_eq(job.ngroups, 2);
+	ck_assert_uint_eq(job.groups[0]->nranks, 1);
+	ck_assert_int_eq(job.groups[0]->ranks[0], 0);
+	ck_assert_int_eq(job.groups[0]->work, 1);	/* working: I/O advancing */
+	ck_assert_int_eq(job.groups[1]->work, 0);	/* blocked */
+	ck_assert_str_eq(ht_rep_top_frame(job.groups[0]), "load_checkpoint (/work/train.py:12)");
+	ht_rep_job_free(&job);
+}
+END_TEST
+
+/* Model details: the agent is not a rank, wrappers and workers are not
+ * duplicates, the main process is the one that used the GPU. */
+START_TEST(test_model_trees)
+{
+	struct rep_job job;
+	ck_assert(fixture_run(&job, "agents_not_duplicates") > 0);
+	ck_assert_str_eq(job.kind, "torchrun");
+	ck_assert_uint_eq(job.mains.n, 4);
+	ck_assert_uint_eq(job.others.n, 0);	/* the agents are wrappers of the workers */
+	ck_assert_int_eq(job.world_size, 4);
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "wrappers") > 0);
+	ck_assert_uint_eq(job.mains.n, 2);
+	for (size_t i = 0; i < job.mains.n; i++) {
+		struct rep_proc *p = job.mains.v[i];
+		ck_assert_int_eq(p->pid, 6001 + (int64_t)i * 10);	/* python, not bash */
+		ck_assert_uint_eq(p->rel.n, 2);	/* bash above, the worker below */
+	}
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "missing_host") > 0);
+	ck_assert_uint_eq(job.others.n, 1);	/* the agent of n2: no rank of the job */
+	ck_assert_uint_eq(job.nmissing, 4);
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "exec_and_reuse") > 0);
+	ck_assert_uint_eq(job.mains.n, 2);
+	ck_assert_int_eq(((struct rep_proc *)job.mains.v[0])->nexec, 1);
+	ck_assert_int_eq(((struct rep_proc *)job.mains.v[0])->cur_phase, HT_PHASE_STEADY);
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "killed_waiting") > 0);
+	for (size_t i = 0; i < job.mains.n; i++) {
+		struct rep_proc *p = job.mains.v[i];
+		ck_assert(p->stalled && p->waiting && !p->failed);
+		ck_assert_int_eq(p->end, REP_SIGNALED);
+	}
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "vanished") > 0);
+	ck_assert_int_eq(((struct rep_proc *)job.mains.v[1])->end, REP_VANISHED);
+	ck_assert_int_eq(((struct rep_proc *)job.mains.v[0])->end, REP_RUNNING);
+	ht_rep_job_free(&job);
+}
+END_TEST
+
+/* Evidence names the file and line of the line it quotes. */
+START_TEST(test_evidence_lines)
+{
+	struct rep_job job;
+	ck_assert(fixture_run(&job, "rank_exited") > 0);
+	const struct rep_verdict *v = job.verdicts[0];
+	ck_assert_str_eq(v->evidence[0], "n1.4002.jsonl:14: {\"t\":\"exit\",\"signal\":\"SIGSEGV\","
+					 "\"after_dump\":false}");
+	ht_rep_job_free(&job);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("report_verdicts");
+	TCase *t = tcase_create("fixtures");
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, test_case, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(t, test_healthy_no_error);
+	tcase_add_test(t, test_straggler_details);
+	tcase_add_test(t, test_model_trees);
+	tcase_add_test(t, test_evidence_lines);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+HT_CHECK_SUITE(make)
