@@ -505,19 +505,30 @@ void ht__net_fd_closing(int fd)
 	}
 }
 
+/* The first descriptor >= from with a bit set in any of the bitmaps, or
+ * -1: the loops over pending connects and listeners. */
+static int next_fd(int from, bool listeners)
+{
+	for (unsigned w = (unsigned)from / 64; from >= 0 && w < MAX_FD / 64; w++) {
+		uint64_t bits = atomic_load(&pend_bits[w]);
+		if (listeners)
+			bits |= atomic_load(&lis_bits[w]);
+		if (w == (unsigned)from / 64)
+			bits &= ~0ull << ((unsigned)from % 64);
+		if (bits != 0)
+			return (int)(w * 64 + (unsigned)__builtin_ctzll(bits));
+	}
+	return -1;
+}
+
 void ht__net_fd_range_closing(unsigned int first, unsigned int last)
 {
-	/* Only the words of the bitmaps that have a bit set: close_range(3, ~0)
-	 * costs 256 loads, not 16384 calls. */
-	for (unsigned int w = first / 64; w < MAX_FD / 64 && w <= last / 64; w++) {
-		uint64_t bits = atomic_load(&pend_bits[w]) | atomic_load(&lis_bits[w]);
-		while (bits != 0) {
-			unsigned int fd = w * 64 + (unsigned int)__builtin_ctzll(bits);
-			bits &= bits - 1;
-			if (fd >= first && fd <= last)
-				ht__net_fd_closing((int)fd);
-		}
-	}
+	/* Only descriptors with a bit set: close_range(3, ~0) costs 256 loads. */
+	if (first >= MAX_FD)
+		return;
+	for (int fd = next_fd((int)first, true); fd >= 0 && (unsigned int)fd <= last;
+	     fd = next_fd(fd + 1, true))
+		ht__net_fd_closing(fd);
 }
 
 /* The system calls a signal handler makes fail with EINTR, SA_RESTART or
@@ -596,24 +607,19 @@ void ht__net_dump(void)
 
 	if (!ht_active())
 		return;
-	for (unsigned wi = 0; wi < MAX_FD / 64; wi++) {
-		uint64_t bits = atomic_load(&pend_bits[wi]);
-		while (bits != 0) {
-			int fd = (int)(wi * 64 + (unsigned)__builtin_ctzll(bits));
-			bits &= bits - 1;
-			struct pend p;
-			if (!pend_peek(fd, &p))
-				continue;
-			int st = tcp_state(fd);
-			if (ht_tcp_state_connected(st)) {
-				/* Connected, and the application never asked. */
-				if (pend_claim(fd, &p))
-					settle(p.dest, 0, p.t0, now);
-				continue;
-			}
-			connect_line(&dests.d[p.dest], EINPROGRESS, 1, p.t0, p.t0, now - p.t0,
-				     LINE_PROBE, st);
+	for (int fd = next_fd(0, false); fd >= 0; fd = next_fd(fd + 1, false)) {
+		struct pend p;
+		if (!pend_peek(fd, &p))
+			continue;
+		int st = tcp_state(fd);
+		if (ht_tcp_state_connected(st)) {
+			/* Connected, and the application never asked. */
+			if (pend_claim(fd, &p))
+				settle(p.dest, 0, p.t0, now);
+			continue;
 		}
+		connect_line(&dests.d[p.dest], EINPROGRESS, 1, p.t0, p.t0, now - p.t0,
+			     LINE_PROBE, st);
 	}
 	write_summaries(true);
 }
@@ -626,15 +632,10 @@ static void on_exit_summary(int status, void *arg)
 	(void)arg;
 	if (!ht_active() || getpid() != ht_g.pid)
 		return;
-	for (unsigned wi = 0; wi < MAX_FD / 64; wi++) {
-		uint64_t bits = atomic_load(&pend_bits[wi]);
-		while (bits != 0) {
-			int fd = (int)(wi * 64 + (unsigned)__builtin_ctzll(bits));
-			bits &= bits - 1;
-			struct pend p;
-			if (pend_claim(fd, &p))
-				settle(p.dest, outcome_at_close(fd), p.t0, ht_now());
-		}
+	for (int fd = next_fd(0, false); fd >= 0; fd = next_fd(fd + 1, false)) {
+		struct pend p;
+		if (pend_claim(fd, &p))
+			settle(p.dest, outcome_at_close(fd), p.t0, ht_now());
 	}
 	write_summaries(false);
 }
