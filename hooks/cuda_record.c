@@ -242,6 +242,17 @@ static void fork_child_line(const struct ht_cu_site *s, ht_cu_result r)
 
 /* ---- cuInit ----------------------------------------------------------------- */
 
+/* In a child forked after its parent initialised CUDA: every wrapped call's
+ * result may be the sign (fork_child_line decides; it writes once). */
+static inline void after_fork_check(const struct ht_cu_site *s, ht_cu_result r)
+{
+	if (__builtin_expect(ht_g.cuda_inherited, 0)) {
+		ht_tls.depth++;
+		fork_child_line(s, r);
+		ht_tls.depth--;
+	}
+}
+
 static void init_site(struct ht_jw *w, const struct ht_cu_site *s)
 {
 	ht_jw_str(w, "fn", ht_hook_name(s->hook));
@@ -475,11 +486,7 @@ ht_cu_result ht__cu_bind_end(struct ht_cu_span *sp, const struct ht_cu_site *s,
 		bind_record(s, r, dev, ctx);
 		ht_tls.depth--;
 	}
-	if (__builtin_expect(ht_g.cuda_inherited, 0)) {
-		ht_tls.depth++;
-		fork_child_line(s, r);
-		ht_tls.depth--;
-	}
+	after_fork_check(s, r);
 	errno = saved;
 	return r;
 }
@@ -564,11 +571,7 @@ ht_cu_result ht__cu_sync_end(struct ht_cu_span *sp, const struct ht_cu_site *s, 
 		error_line(s, r);
 		ht_tls.depth--;
 	}
-	if (__builtin_expect(ht_g.cuda_inherited, 0)) {
-		ht_tls.depth++;
-		fork_child_line(s, r);
-		ht_tls.depth--;
-	}
+	after_fork_check(s, r);
 	errno = saved;
 	return r;
 }
