@@ -223,15 +223,23 @@ static bool find_symtab(struct elf *e)
 	return false;
 }
 
-/* File offset to the file's virtual address, through PT_LOAD; 0 if none. */
-static bool off_to_vaddr(const struct elf *e, uint64_t off, uint64_t *vaddr)
+/* The program headers, checked against the file; NULL when unusable. */
+static const Elf64_Phdr *phdrs(const struct elf *e, unsigned *n)
 {
 	const Elf64_Ehdr *h = ehdr(e);
 	if (h == NULL || h->e_phentsize != sizeof(Elf64_Phdr) ||
 	    !in_file(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr)))
-		return false;
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)(e->p + h->e_phoff);
-	for (unsigned i = 0; i < h->e_phnum; i++) {
+		return NULL;
+	*n = h->e_phnum;
+	return (const Elf64_Phdr *)(e->p + h->e_phoff);
+}
+
+/* File offset to the file's virtual address, through PT_LOAD. */
+static bool off_to_vaddr(const struct elf *e, uint64_t off, uint64_t *vaddr)
+{
+	unsigned n = 0;
+	const Elf64_Phdr *ph = phdrs(e, &n);
+	for (unsigned i = 0; ph != NULL && i < n; i++) {
 		if (ph[i].p_type == PT_LOAD && off >= ph[i].p_offset &&
 		    off < ph[i].p_offset + ph[i].p_memsz) {
 			*vaddr = ph[i].p_vaddr + (off - ph[i].p_offset);
@@ -241,14 +249,12 @@ static bool off_to_vaddr(const struct elf *e, uint64_t off, uint64_t *vaddr)
 	return false;
 }
 
+/* And back: a virtual address to its offset in the file. */
 static bool vaddr_to_off(const struct elf *e, uint64_t vaddr, uint64_t *off)
 {
-	const Elf64_Ehdr *h = ehdr(e);
-	if (h == NULL || h->e_phentsize != sizeof(Elf64_Phdr) ||
-	    !in_file(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr)))
-		return false;
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)(e->p + h->e_phoff);
-	for (unsigned i = 0; i < h->e_phnum; i++) {
+	unsigned n = 0;
+	const Elf64_Phdr *ph = phdrs(e, &n);
+	for (unsigned i = 0; ph != NULL && i < n; i++) {
 		if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr &&
 		    vaddr < ph[i].p_vaddr + ph[i].p_filesz) {
 			*off = ph[i].p_offset + (vaddr - ph[i].p_vaddr);
