@@ -174,7 +174,7 @@ demo: all $(EXAMPLE_BINS)
 	@$(if $(EXAMPLE_BINS),B=$(abspath $(B)) examples/demo.sh,echo "make demo needs the CUDA headers (cuda.h, nccl.h) under CUDA_HOME=$(CUDA_HOME)"; exit 1)
 
 demo-torch: all test-deps
-	@B=$(abspath $(B)) examples/demo-torch.sh
+	@B=$(abspath $(B)) examples/demo.sh torch
 
 bench: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
 	@B=$(abspath $(B)) bench/run.sh
