@@ -229,8 +229,6 @@ static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *
 		errno = saved;
 		return ht_real.connect(fd, sa, len);
 	}
-	int fl = fcntl(fd, F_GETFL);
-	bool blocking = fl >= 0 && (fl & O_NONBLOCK) == 0;
 	int64_t t0 = ht_now();
 	struct pend prev;
 	/* Some loops call connect again on a socket still connecting. */
@@ -248,14 +246,15 @@ static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *
 		}
 	}
 
+	/* Every connect is bracketed: a blocking one is then watched like any
+	 * blocking call; a non-blocking one leaves the table at once. Asking
+	 * fcntl which it is cost a system call, most of the hook's price. */
 	struct ht_call c;
-	if (blocking)
-		ht_call_enter(&c, HT_HOOK_ID_connect);
+	ht_call_enter(&c, HT_HOOK_ID_connect);
 	errno = saved;
 	int r = ht_real.connect(fd, sa, len);
 	int err = r == 0 ? 0 : errno;
-	if (blocking)
-		ht_call_leave(&c, r);
+	ht_call_leave(&c, r);
 
 	struct pend p;
 	/* EINTR: the kernel goes on connecting, as after EINPROGRESS. */
