@@ -76,6 +76,8 @@ static const struct tcase cases[] = {
 	  { "cuda_init_failed", "driver_too_old" }, 1 },
 	{ "driver_too_old", { { "driver_too_old", "error", "0-1" } },
 	  { "cuda_init_failed", "stub_driver" }, 1 },
+	{ "driver_too_old_runtime", { { "driver_too_old", "error", "0" } },
+	  { "cuda_init_failed", "stub_driver" }, 1 },
 	{ "fork_after_cuda_init", { { "fork_after_cuda_init", "error", "0" } }, { 0 }, 1 },
 	{ "version_mismatch", { { "version_mismatch", "error", "3" } }, { 0 }, 1 },
 	{ "nccl_init_error", { { "nccl_init_error", "error", "3" } }, { 0 }, 1 },
@@ -137,6 +139,14 @@ START_TEST(test_case)
 		ck_assert(v->advice != NULL && v->advice[0] != '\0');
 		ck_assert(v->nevidence > 0);
 	}
+	/* Evidence quotes lines that were read: never line 0 of some file. */
+	for (size_t j = 0; j < job.nverdicts; j++)
+		for (size_t e = 0; e < job.verdicts[j]->nevidence; e++)
+			if (strstr(job.verdicts[j]->evidence[e], ".jsonl:0:") != NULL) {
+				ok = false;
+				fprintf(stderr, "%s: %s quotes no line: %s\n", c->name,
+					ht_verdict_name(job.verdicts[j]->code), job.verdicts[j]->evidence[e]);
+			}
 	if (k == 0 && job.nverdicts > 0 && c->exit == 0 && ht_rep_has_error(&job)) {
 		ok = false;
 		fprintf(stderr, "%s: an error verdict on a case that has none\n", c->name);

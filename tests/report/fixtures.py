@@ -801,6 +801,21 @@ def driver_too_old(d):
 
 
 @case
+def driver_too_old_runtime(d):
+    """The CUDA 13 runtime asks the driver's version, gets 12.8 and stops
+    before cuInit (the two version lines are all there is); the program
+    exits 1."""
+    p = Proc("n1", 4000, rank=0, ws=1, local=0, launcher="env")
+    p.host_facts(0.01)
+    p.line(0.5, "version", what="cuda_driver", value=12080,
+           provider="/usr/lib/x86_64-linux-gnu/libcuda.so.1")
+    p.line(0.5, "version", what="cuda_runtime", value=13000,
+           provider="/usr/local/cuda/lib64/libcudart.so.13")
+    p.exit(0.6, status=1)
+    p.write(d)
+
+
+@case
 def fork_after_cuda_init(d):
     """Rank 0 initialised CUDA, then forked a DataLoader worker that calls
     CUDA (CUDA_ERROR_INITIALIZATION_ERROR) and hangs; rank 1 waits."""
