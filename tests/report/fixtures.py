@@ -818,7 +818,7 @@ def driver_too_old_runtime(d):
 @case
 def fork_after_cuda_init(d):
     """Rank 0 initialised CUDA, then forked a DataLoader worker that calls
-    CUDA (CUDA_ERROR_INITIALIZATION_ERROR) and hangs; rank 1 waits."""
+    CUDA (its cuInit: CUDA_ERROR_INITIALIZATION_ERROR) and hangs; rank 1 waits."""
     for p in job_ranks(d, 2):
         startup(p)
         if p.rank == 0:
@@ -826,6 +826,12 @@ def fork_after_cuda_init(d):
             p.line(3.2, "fork", child=4100, cuda_initialized=True)
             c = Proc("n1", 4100, rank=0, ws=2, local=0, ppid=p.pid, t=3.2, relevant="fork",
                      fork_parent=p.pid, cuda_inherited=True)
+            c.phase(3.3, "cuda_init", "begin", fn="cuInit", via="dlsym", caller="libcudart.so.12",
+                    runtime_version=12020)
+            c.phase(3.3, "cuda_init", "error", fn="cuInit", via="dlsym", caller="libcudart.so.12",
+                    result=3, error="CUDA_ERROR_INITIALIZATION_ERROR",
+                    libcuda="/usr/lib/x86_64-linux-gnu/libcuda.so.1", stub=False,
+                    driver_version=None, runtime_version=12020, lookups=0)
             c.cuda_error(3.3, "cuInit", 3, "CUDA_ERROR_INITIALIZATION_ERROR", after_fork=True)
             c.line(63.3, "cuda", fn="cuMemAlloc", result=None, error=None, after_fork=True,
                    hung=True)

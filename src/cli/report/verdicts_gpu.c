@@ -81,6 +81,10 @@ static void cuda_init(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
+		/* A child forked after its parent's cuInit fails in CUDA
+		 * because of the fork: fork_after_cuda_init says so. */
+		if (p->cuda_inherited && p->nexec == 0)
+			continue;
 		int64_t r = p->cuda_init.result;
 		bool failed = p->ph[HT_PHASE_CUDA_INIT].errored || (r != REP_UNKNOWN && r != 0);
 		int64_t drv = driver_of(p), rt = runtime_of(p);
