@@ -929,6 +929,21 @@ def collective_lag(d):
 
 
 @case
+def duplicate_rank_same_host(d):
+    """Two processes hold rank 0 on one host: the second was started by
+    mistake at 6.5 s while the first ran; the first finished with ranks 1-3
+    at 7 s, the second waits in NCCL init for peers that never come. On one
+    host the clocks are exact: it ran beside the first, no restart."""
+    for p in job_ranks(d, 4):
+        healthy_rank(p, 4)
+        p.exit(7.0, status=0)
+        p.write(d)
+    q = Proc("n1", 4900, rank=0, ws=4, local=0, t=6.5)
+    stuck_in_init(q, 4, t=6.5)
+    q.write(d)
+
+
+@case
 def stalled_all(d):
     """Every rank waits in NCCL init with the same stack, nothing advancing,
     no cause found: one stalled verdict, blocked."""

@@ -371,7 +371,9 @@ static void choose_mains(struct rep_job *job)
 	}
 	free(c);
 	/* One rank, several trees: a restart when one ended before the next
-	 * began (wall clock, so only roughly across hosts), else duplicates. */
+	 * began, else duplicates. Across hosts (or boots) by wall clocks, so
+	 * only roughly (1 s); on one host exactly: a process that ended a
+	 * moment after another of its rank began ran beside it. */
 	rep_sort(mains.v, mains.n, sizeof(void *), cmp_main);
 	for (size_t i = 0; i < mains.n; i++) {
 		struct rep_proc *p = mains.v[i];
@@ -380,7 +382,9 @@ static void choose_mains(struct rep_job *job)
 			struct rep_proc *q = mains.v[k];
 			if (q->rank != p->rank)
 				break;
-			if (q->is_main && end_time(p) <= q->ts0 + 1) {
+			bool here = strcmp(p->host, q->host) == 0 && p->boot_id != NULL &&
+				    q->boot_id != NULL && strcmp(p->boot_id, q->boot_id) == 0;
+			if (q->is_main && end_time(p) <= q->ts0 + (here ? 0 : 1)) {
 				superseded = true;
 				p->main = q;
 				break;
