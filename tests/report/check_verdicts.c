@@ -88,6 +88,8 @@ static const struct tcase cases[] = {
 	  { "collective_lag", "stalled" }, 1 },
 	{ "collective_lag", { { "collective_lag", "error", "3" } },
 	  { "collective_mismatch", "stalled" }, 1 },
+	{ "slow_then_failed", { { "rank_exited", "error", "3" }, { "missing_rank", "error", "4" } },
+	  { "straggler" }, 1 },
 	{ "duplicate_rank_same_host", { { "duplicate_rank", "error", "0" } }, { 0 }, 1 },
 	{ "stalled_all", { { "stalled", "error", "0-3" } }, { "straggler", "missing_rank" }, 1 },
 	{ "unranked", { { "stalled", "error", "" } }, { "missing_rank" }, 1 },

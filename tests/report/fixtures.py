@@ -929,6 +929,24 @@ def collective_lag(d):
 
 
 @case
+def slow_then_failed(d):
+    """World size 5, rank 4 never started. Rank 3 was slow in launch (its
+    imports: the stack moved between its dumps), then raised and exited 1;
+    ranks 0-2 wait in the store. Rank 3 failed, it did not give up waiting."""
+    for p in job_ranks(d, 4, ws=5):
+        p.host_facts(0.01)
+        if p.rank == 3:
+            p.dump(60.0, "timeout", "launch", 1, LOAD, ["<module> (/usr/lib/python3/dist-packages/"
+                   "torch/__init__.py:750)", "<module> (/work/train.py:3)"], cpu=50.0, state="R")
+            p.dump(120.0, "timeout", "launch", 2, LOAD, LOAD_PY, cpu=110.0, state="R")
+            p.exit(130.0, status=1)
+        else:
+            p.rendezvous(1.0)
+            p.stalls(1.0, 60.0, "rendezvous", STORE_WAIT, STORE_PY)
+        p.write(d)
+
+
+@case
 def duplicate_rank_same_host(d):
     """Two processes hold rank 0 on one host: the second was started by
     mistake at 6.5 s while the first ran; the first finished with ranks 1-3

@@ -151,6 +151,7 @@ static void work_state(struct rep_job *job, struct rep_proc *p)
 	double cpu = last->cpu - first->cpu;
 	int64_t io = first->io >= 0 && last->io >= 0 ? last->io - first->io : -1;
 	bool moved = first->stack_hash != last->stack_hash;
+	p->progressed = moved || io >= (1 << 20);
 	if (moved) {
 		p->work = 1;
 		p->work_why = ht_rep_printf(&job->a, "working: its stack changed between dumps "
@@ -641,8 +642,13 @@ void ht_rep_model(struct rep_job *job)
 	for (size_t i = 0; i < n; i++) {
 		s[i]->gpu = gpu_active(s[i]);
 		end_state(s[i], job->now);
-		if (s[i]->stalled)
+		if (s[i]->stalled || s[i]->gave_up)
 			work_state(job, s[i]);
+		/* A rank whose stack or I/O moved between the dumps of that
+		 * stall was slow, not waiting (a long import, then a crash):
+		 * its end is no timeout giving up. */
+		if (s[i]->gave_up && s[i]->progressed)
+			s[i]->gave_up = false;
 	}
 	rep_sort(s, n, sizeof(*s), cmp_host_pid);
 	link_parents(s, n);

@@ -301,6 +301,7 @@ struct rep_proc {
 	bool gave_up;			/* stalled, then ended by itself (a timeout) */
 	bool failed;			/* ended badly before the others */
 	int work;			/* -1 unknown, 0 blocked, 1 working */
+	bool progressed;		/* its stack or I/O moved during the stall */
 	const char *work_why;
 	struct rep_group *group;	/* its stack group, if stalled */
 	struct rep_dump *last_dump;
