@@ -88,6 +88,8 @@ static const struct tcase cases[] = {
 	  { "collective_lag", "stalled" }, 1 },
 	{ "collective_lag", { { "collective_lag", "error", "3" } },
 	  { "collective_mismatch", "stalled" }, 1 },
+	{ "lag_gave_up", { { "collective_lag", "error", "3" }, { "rank_exited", "error", "1-2" } },
+	  { "collective_mismatch" }, 1 },
 	{ "slow_then_failed", { { "rank_exited", "error", "3" }, { "missing_rank", "error", "4" } },
 	  { "straggler" }, 1 },
 	{ "duplicate_rank_same_host", { { "duplicate_rank", "error", "0" } }, { 0 }, 1 },

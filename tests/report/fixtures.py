@@ -929,6 +929,23 @@ def collective_lag(d):
 
 
 @case
+def lag_gave_up(d):
+    """Ranks 0-2 wait in collective #5, rank 3 has issued only up to #4;
+    then ranks 1-2 give up (their own timeout, status 1). Rank 3 is the
+    cause, the ranks that gave up come after it."""
+    for p in job_ranks(d, 4):
+        comm = "0x55d0c0a0%d000" % p.rank
+        startup(p)
+        p.nccl_init(3.5, p.rank, 4, comm=comm)
+        p.first_collective(6.0, comm=comm, count=1024)
+        p.stalls(6.0, 60.0, "first_collective", SYNC, NCCL_PY,
+                 ring=ring(comm, 4 if p.rank == 3 else 5))
+        if p.rank in (1, 2):
+            p.exit(250.0, status=1)
+        p.write(d)
+
+
+@case
 def slow_then_failed(d):
     """World size 5, rank 4 never started. Rank 3 was slow in launch (its
     imports: the stack moved between its dumps), then raised and exited 1;
