@@ -93,6 +93,8 @@ static const struct tcase cases[] = {
 	{ "slow_then_failed", { { "rank_exited", "error", "3" }, { "missing_rank", "error", "4" } },
 	  { "straggler" }, 1 },
 	{ "duplicate_rank_same_host", { { "duplicate_rank", "error", "0" } }, { 0 }, 1 },
+	{ "launcher_short", { { "missing_rank", "error", "3" } }, { "world_size_mismatch" }, 1 },
+	{ "gpus_per_process_ok", { { 0 } }, { NONE_OF_RANKS, "world_size_mismatch" }, 0 },
 	{ "stalled_all", { { "stalled", "error", "0-3" } }, { "straggler", "missing_rank" }, 1 },
 	{ "unranked", { { "stalled", "error", "" } }, { "missing_rank" }, 1 },
 	{ "wrappers", { { 0 } }, { NONE_OF_RANKS, "fork_after_cuda_init" }, 0 },

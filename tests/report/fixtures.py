@@ -979,6 +979,34 @@ def duplicate_rank_same_host(d):
 
 
 @case
+def launcher_short(d):
+    """mpirun -np 3 of a program whose communicator has 4 ranks: ranks 0-2
+    (an Open MPI world of 3) wait in NCCL init for rank 3, never started."""
+    for p in job_ranks(d, 3, launcher="openmpi",
+                       env={"OMPI_COMM_WORLD_SIZE": "3"}):
+        stuck_in_init(p, 4)
+        p.write(d)
+
+
+@case
+def gpus_per_process_ok(d):
+    """An Open MPI world of 2 processes, each driving 4 GPUs as 4 ranks of
+    one communicator of 8 (ncclCommInitRank in a group): all steady, the
+    communicator larger than the world is no missing rank."""
+    for p in job_ranks(d, 2, launcher="openmpi"):
+        startup(p)
+        if p.rank == 0:
+            p.nccl_id(3.0)
+        for g in range(4):
+            p.nccl_init(3.5, p.rank * 4 + g, 8, comm="0x55d0c0a0%d000" % g)
+        p.first_collective(6.0, comm="0x55d0c0a00000")
+        p.call(6.1, "cudaStreamSynchronize", end=6.2)
+        p.steady(6.2)
+        p.exit(20.0, status=0)
+        p.write(d)
+
+
+@case
 def stalled_all(d):
     """Every rank waits in NCCL init with the same stack, nothing advancing,
     no cause found: one stalled verdict, blocked."""

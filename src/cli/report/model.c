@@ -445,6 +445,37 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The size of a communicator larger than the launcher's world that each
+ * main in it joined once, as its own rank, and more than one did: the
+ * launcher started fewer processes than the program's world needs (mpirun
+ * -np 3 of a 4-rank job). 0 when there is none; where it began in *loc. */
+static int64_t larger_world(const struct rep_job *job, int64_t launcher, struct rep_loc *loc)
+{
+	int64_t size = 0;
+	for (size_t i = 0; i < job->mains.n; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		for (size_t k = 0; k < p->ncomms; k++)
+			if (p->comms[k].nranks > launcher && p->comms[k].nranks > size &&
+			    p->comms[k].nranks <= REP_MAX_WORLD) {
+				size = p->comms[k].nranks;
+				*loc = p->comms[k].begin;
+			}
+	}
+	size_t holders = 0;
+	for (size_t i = 0; i < job->mains.n && size > 0; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		size_t held = 0;
+		for (size_t k = 0; k < p->ncomms; k++) {
+			if (p->comms[k].nranks != size)
+				continue;
+			if (p->comms[k].rank != p->rank || ++held > 1)
+				return 0;	/* GPUs per process, not processes */
+		}
+		holders += held;
+	}
+	return holders > 1 ? size : 0;
+}
+
 static void world_size(struct rep_job *job)
 {
 	/* The launcher's value most ranks agree on, else the largest
@@ -484,6 +515,13 @@ static void world_size(struct rep_job *job)
 		job->world_size = best;
 		job->ws_loc = loc;
 		job->ws_source = "the launcher's variables";
+		int64_t comm = larger_world(job, best, &loc);
+		if (comm > 0) {
+			job->world_size = comm;
+			job->ws_loc = loc;
+			job->ws_source = ht_rep_printf(&job->a, "the ranks' communicator; the "
+						       "launcher's variables say %lld", (long long)best);
+		}
 		return;
 	}
 	for (size_t i = 0; i < job->mains.n; i++) {
