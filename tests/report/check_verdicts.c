@@ -95,6 +95,8 @@ static const struct tcase cases[] = {
 	{ "duplicate_rank_same_host", { { "duplicate_rank", "error", "0" } }, { 0 }, 1 },
 	{ "launcher_short", { { "missing_rank", "error", "3" } }, { "world_size_mismatch" }, 1 },
 	{ "gpus_per_process_ok", { { 0 } }, { NONE_OF_RANKS, "world_size_mismatch" }, 0 },
+	{ "cvd_overlap", { { "visible_devices_inconsistent", "error", "2" } },
+	  { "too_many_local_ranks", "duplicate_gpu" }, 1 },
 	{ "stalled_all", { { "stalled", "error", "0-3" } }, { "straggler", "missing_rank" }, 1 },
 	{ "unranked", { { "stalled", "error", "" } }, { "missing_rank" }, 1 },
 	{ "wrappers", { { 0 } }, { NONE_OF_RANKS, "fork_after_cuda_init" }, 0 },

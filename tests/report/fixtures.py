@@ -1007,6 +1007,31 @@ def gpus_per_process_ok(d):
 
 
 @case
+def cvd_overlap(d):
+    """Overlapping per-rank lists CUDA_VISIBLE_DEVICES=r,r+1 and the device
+    picked by LOCAL_RANK: rank 1 gets GPU 2, rank 2 asks for device 2 of a
+    list of two, fails before binding any GPU (the runtime refuses the
+    ordinal: no driver call shows it) and exits 1; ranks 0-1 wait."""
+    for p in job_ranks(d, 3):
+        p.lines.clear()
+        vis = "%d,%d" % (p.rank, p.rank + 1)
+        q = Proc("n1", p.pid, rank=p.rank, ws=3, local=p.rank,
+                 env={"CUDA_VISIBLE_DEVICES": vis})
+        q.host_facts(0.01)
+        q.rendezvous(1.0)
+        if p.rank < 2:
+            q.cuda(2.0, ordinal=p.rank, uuid=UUID % (2 * p.rank), count=2, visible=vis)
+            if p.rank == 0:
+                q.nccl_id(3.0)
+            q.nccl_init(3.5, p.rank, 3, end=False)
+            q.stalls(3.5, 60.0, "nccl_init", NCCL_WAIT, NCCL_PY)
+        else:
+            q.cuda(2.0)
+            q.exit(2.6, status=1)
+        q.write(d)
+
+
+@case
 def stalled_all(d):
     """Every rank waits in NCCL init with the same stack, nothing advancing,
     no cause found: one stalled verdict, blocked."""
