@@ -2,8 +2,9 @@
 /*
  * cudart_probe.c: a program linked to the real CUDA runtime (libcudart),
  * which reaches the driver the way PyTorch does. `cudart_probe count` asks
- * cudaGetDeviceCount and prints its answer. `cudart_probe lookups` then
- * goes on through the libcuda the runtime loaded: the resolver's
+ * cudaGetDeviceCount and prints its answer; `cudart_probe need` then exits
+ * 1 when it failed (a program that needs the GPU). `cudart_probe lookups`
+ * then goes on through the libcuda the runtime loaded: the resolver's
  * self-lookup, a device bind, cuStreamSynchronize with the legacy and the
  * per-thread flags, and the 11030 resolver with a poisoned fifth argument.
  * The runtime is referenced weakly: without the toolkit the program
@@ -50,5 +51,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (argc > 1 && strcmp(argv[1], "lookups") == 0)
 		return lookups();
+	if (argc > 1 && strcmp(argv[1], "need") == 0)
+		return r != 0;
 	return 0;
 }

@@ -20,7 +20,8 @@
  *   idle         init, one allreduce, a CUDA synchronize (steady), then
  *                IDLE_S seconds idle (a rank in steady state)
  * NRANKS overrides the nranks passed to init; OWN_ID=1 makes a rank use an
- * id of its own. Prints "rank R: ..." lines; exits 0 on success.
+ * id of its own; LOAD_S=N makes it first spend N seconds in load_checkpoint
+ * (a rank late to init). Prints "rank R: ..." lines; exits 0 on success.
  */
 #include <dlfcn.h>
 #include <poll.h>
@@ -45,10 +46,19 @@ static int nranks(void)
 	return t_env_int("NRANKS", t_world);
 }
 
+/* A rank reading its checkpoint before it joins (a straggler when slow). */
+__attribute__((noinline)) void load_checkpoint(int secs);
+__attribute__((noinline)) void load_checkpoint(int secs)
+{
+	for (int i = 0; i < secs * 10; i++)
+		poll(NULL, 0, 100);
+}
+
 static int init(ncclComm_t *comm)
 {
 	ncclUniqueId id;
 
+	load_checkpoint(t_env_int("LOAD_S", 0));
 	if (t_get_id(&id, ncclGetUniqueId) != 0)
 		return 2;
 	t_say("INIT_START");
@@ -58,7 +68,7 @@ static int init(ncclComm_t *comm)
 }
 
 /* A context synchronize through the (fake) driver, so the cuda family can
- * record `steady` after the collectives. */
+ * record `steady` after the collectives; on device LOCAL_RANK (default 0). */
 static void cuda_sync(void)
 {
 	const char *lib = getenv("FAKE_CUDA_LIB");
@@ -72,10 +82,10 @@ static void cuda_sync(void)
 	int (*retain)(void **, int) = (int (*)(void **, int))dlsym(h, "cuDevicePrimaryCtxRetain");
 	int (*set)(void *) = (int (*)(void *))dlsym(h, "cuCtxSetCurrent");
 	int (*sync)(void) = (int (*)(void))dlsym(h, "cuCtxSynchronize");
-	int dev = 0;
+	int dev = 0, ordinal = t_env_int("LOCAL_RANK", 0);
 	void *ctx = NULL;
-	if (cu_init && dev_get && retain && set && sync && cu_init(0) == 0 && dev_get(&dev, 0) == 0 &&
-	    retain(&ctx, dev) == 0 && set(ctx) == 0)
+	if (cu_init && dev_get && retain && set && sync && cu_init(0) == 0 &&
+	    dev_get(&dev, ordinal) == 0 && retain(&ctx, dev) == 0 && set(ctx) == 0)
 		t_say("CUDA_SYNC %d", sync());
 }
 

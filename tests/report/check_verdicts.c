@@ -76,7 +76,10 @@ static const struct tcase cases[] = {
 	  { "cuda_init_failed", "driver_too_old" }, 1 },
 	{ "driver_too_old", { { "driver_too_old", "error", "0-1" } },
 	  { "cuda_init_failed", "stub_driver" }, 1 },
-	{ "fork_after_cuda_init", { { "fork_after_cuda_init", "error", "0" } }, { 0 }, 1 },
+	{ "driver_too_old_runtime", { { "driver_too_old", "error", "0" } },
+	  { "cuda_init_failed", "stub_driver" }, 1 },
+	{ "fork_after_cuda_init", { { "fork_after_cuda_init", "error", "0" } },
+	  { "cuda_init_failed" }, 1 },
 	{ "version_mismatch", { { "version_mismatch", "error", "3" } }, { 0 }, 1 },
 	{ "nccl_init_error", { { "nccl_init_error", "error", "3" } }, { 0 }, 1 },
 	{ "nccl_phase_only", { { "nccl_init_error", "error", "1" }, { "rank_exited", "error", "1" } },
@@ -85,6 +88,15 @@ static const struct tcase cases[] = {
 	  { "collective_lag", "stalled" }, 1 },
 	{ "collective_lag", { { "collective_lag", "error", "3" } },
 	  { "collective_mismatch", "stalled" }, 1 },
+	{ "lag_gave_up", { { "collective_lag", "error", "3" }, { "rank_exited", "error", "1-2" } },
+	  { "collective_mismatch" }, 1 },
+	{ "slow_then_failed", { { "rank_exited", "error", "3" }, { "missing_rank", "error", "4" } },
+	  { "straggler" }, 1 },
+	{ "duplicate_rank_same_host", { { "duplicate_rank", "error", "0" } }, { 0 }, 1 },
+	{ "launcher_short", { { "missing_rank", "error", "3" } }, { "world_size_mismatch" }, 1 },
+	{ "gpus_per_process_ok", { { 0 } }, { NONE_OF_RANKS, "world_size_mismatch" }, 0 },
+	{ "cvd_overlap", { { "visible_devices_inconsistent", "error", "2" } },
+	  { "too_many_local_ranks", "duplicate_gpu" }, 1 },
 	{ "stalled_all", { { "stalled", "error", "0-3" } }, { "straggler", "missing_rank" }, 1 },
 	{ "unranked", { { "stalled", "error", "" } }, { "missing_rank" }, 1 },
 	{ "wrappers", { { 0 } }, { NONE_OF_RANKS, "fork_after_cuda_init" }, 0 },
@@ -137,6 +149,14 @@ START_TEST(test_case)
 		ck_assert(v->advice != NULL && v->advice[0] != '\0');
 		ck_assert(v->nevidence > 0);
 	}
+	/* Evidence quotes lines that were read: never line 0 of some file. */
+	for (size_t j = 0; j < job.nverdicts; j++)
+		for (size_t e = 0; e < job.verdicts[j]->nevidence; e++)
+			if (strstr(job.verdicts[j]->evidence[e], ".jsonl:0:") != NULL) {
+				ok = false;
+				fprintf(stderr, "%s: %s quotes no line: %s\n", c->name,
+					ht_verdict_name(job.verdicts[j]->code), job.verdicts[j]->evidence[e]);
+			}
 	if (k == 0 && job.nverdicts > 0 && c->exit == 0 && ht_rep_has_error(&job)) {
 		ok = false;
 		fprintf(stderr, "%s: an error verdict on a case that has none\n", c->name);

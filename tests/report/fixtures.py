@@ -801,9 +801,24 @@ def driver_too_old(d):
 
 
 @case
+def driver_too_old_runtime(d):
+    """The CUDA 13 runtime asks the driver's version, gets 12.8 and stops
+    before cuInit (the two version lines are all there is); the program
+    exits 1."""
+    p = Proc("n1", 4000, rank=0, ws=1, local=0, launcher="env")
+    p.host_facts(0.01)
+    p.line(0.5, "version", what="cuda_driver", value=12080,
+           provider="/usr/lib/x86_64-linux-gnu/libcuda.so.1")
+    p.line(0.5, "version", what="cuda_runtime", value=13000,
+           provider="/usr/local/cuda/lib64/libcudart.so.13")
+    p.exit(0.6, status=1)
+    p.write(d)
+
+
+@case
 def fork_after_cuda_init(d):
     """Rank 0 initialised CUDA, then forked a DataLoader worker that calls
-    CUDA (CUDA_ERROR_INITIALIZATION_ERROR) and hangs; rank 1 waits."""
+    CUDA (its cuInit: CUDA_ERROR_INITIALIZATION_ERROR) and hangs; rank 1 waits."""
     for p in job_ranks(d, 2):
         startup(p)
         if p.rank == 0:
@@ -811,6 +826,12 @@ def fork_after_cuda_init(d):
             p.line(3.2, "fork", child=4100, cuda_initialized=True)
             c = Proc("n1", 4100, rank=0, ws=2, local=0, ppid=p.pid, t=3.2, relevant="fork",
                      fork_parent=p.pid, cuda_inherited=True)
+            c.phase(3.3, "cuda_init", "begin", fn="cuInit", via="dlsym", caller="libcudart.so.12",
+                    runtime_version=12020)
+            c.phase(3.3, "cuda_init", "error", fn="cuInit", via="dlsym", caller="libcudart.so.12",
+                    result=3, error="CUDA_ERROR_INITIALIZATION_ERROR",
+                    libcuda="/usr/lib/x86_64-linux-gnu/libcuda.so.1", stub=False,
+                    driver_version=None, runtime_version=12020, lookups=0)
             c.cuda_error(3.3, "cuInit", 3, "CUDA_ERROR_INITIALIZATION_ERROR", after_fork=True)
             c.line(63.3, "cuda", fn="cuMemAlloc", result=None, error=None, after_fork=True,
                    hung=True)
@@ -905,6 +926,109 @@ def collective_lag(d):
         p.stalls(6.0, 60.0, "first_collective", SYNC, NCCL_PY,
                  ring=ring(comm, 4 if p.rank == 3 else 5))
         p.write(d)
+
+
+@case
+def lag_gave_up(d):
+    """Ranks 0-2 wait in collective #5, rank 3 has issued only up to #4;
+    then ranks 1-2 give up (their own timeout, status 1). Rank 3 is the
+    cause, the ranks that gave up come after it."""
+    for p in job_ranks(d, 4):
+        comm = "0x55d0c0a0%d000" % p.rank
+        startup(p)
+        p.nccl_init(3.5, p.rank, 4, comm=comm)
+        p.first_collective(6.0, comm=comm, count=1024)
+        p.stalls(6.0, 60.0, "first_collective", SYNC, NCCL_PY,
+                 ring=ring(comm, 4 if p.rank == 3 else 5))
+        if p.rank in (1, 2):
+            p.exit(250.0, status=1)
+        p.write(d)
+
+
+@case
+def slow_then_failed(d):
+    """World size 5, rank 4 never started. Rank 3 was slow in launch (its
+    imports: the stack moved between its dumps), then raised and exited 1;
+    ranks 0-2 wait in the store. Rank 3 failed, it did not give up waiting."""
+    for p in job_ranks(d, 4, ws=5):
+        p.host_facts(0.01)
+        if p.rank == 3:
+            p.dump(60.0, "timeout", "launch", 1, LOAD, ["<module> (/usr/lib/python3/dist-packages/"
+                   "torch/__init__.py:750)", "<module> (/work/train.py:3)"], cpu=50.0, state="R")
+            p.dump(120.0, "timeout", "launch", 2, LOAD, LOAD_PY, cpu=110.0, state="R")
+            p.exit(130.0, status=1)
+        else:
+            p.rendezvous(1.0)
+            p.stalls(1.0, 60.0, "rendezvous", STORE_WAIT, STORE_PY)
+        p.write(d)
+
+
+@case
+def duplicate_rank_same_host(d):
+    """Two processes hold rank 0 on one host: the second was started by
+    mistake at 6.5 s while the first ran; the first finished with ranks 1-3
+    at 7 s, the second waits in NCCL init for peers that never come. On one
+    host the clocks are exact: it ran beside the first, no restart."""
+    for p in job_ranks(d, 4):
+        healthy_rank(p, 4)
+        p.exit(7.0, status=0)
+        p.write(d)
+    q = Proc("n1", 4900, rank=0, ws=4, local=0, t=6.5)
+    stuck_in_init(q, 4, t=6.5)
+    q.write(d)
+
+
+@case
+def launcher_short(d):
+    """mpirun -np 3 of a program whose communicator has 4 ranks: ranks 0-2
+    (an Open MPI world of 3) wait in NCCL init for rank 3, never started."""
+    for p in job_ranks(d, 3, launcher="openmpi",
+                       env={"OMPI_COMM_WORLD_SIZE": "3"}):
+        stuck_in_init(p, 4)
+        p.write(d)
+
+
+@case
+def gpus_per_process_ok(d):
+    """An Open MPI world of 2 processes, each driving 4 GPUs as 4 ranks of
+    one communicator of 8 (ncclCommInitRank in a group): all steady, the
+    communicator larger than the world is no missing rank."""
+    for p in job_ranks(d, 2, launcher="openmpi"):
+        startup(p)
+        if p.rank == 0:
+            p.nccl_id(3.0)
+        for g in range(4):
+            p.nccl_init(3.5, p.rank * 4 + g, 8, comm="0x55d0c0a0%d000" % g)
+        p.first_collective(6.0, comm="0x55d0c0a00000")
+        p.call(6.1, "cudaStreamSynchronize", end=6.2)
+        p.steady(6.2)
+        p.exit(20.0, status=0)
+        p.write(d)
+
+
+@case
+def cvd_overlap(d):
+    """Overlapping per-rank lists CUDA_VISIBLE_DEVICES=r,r+1 and the device
+    picked by LOCAL_RANK: rank 1 gets GPU 2, rank 2 asks for device 2 of a
+    list of two, fails before binding any GPU (the runtime refuses the
+    ordinal: no driver call shows it) and exits 1; ranks 0-1 wait."""
+    for p in job_ranks(d, 3):
+        p.lines.clear()
+        vis = "%d,%d" % (p.rank, p.rank + 1)
+        q = Proc("n1", p.pid, rank=p.rank, ws=3, local=p.rank,
+                 env={"CUDA_VISIBLE_DEVICES": vis})
+        q.host_facts(0.01)
+        q.rendezvous(1.0)
+        if p.rank < 2:
+            q.cuda(2.0, ordinal=p.rank, uuid=UUID % (2 * p.rank), count=2, visible=vis)
+            if p.rank == 0:
+                q.nccl_id(3.0)
+            q.nccl_init(3.5, p.rank, 3, end=False)
+            q.stalls(3.5, 60.0, "nccl_init", NCCL_WAIT, NCCL_PY)
+        else:
+            q.cuda(2.0)
+            q.exit(2.6, status=1)
+        q.write(d)
 
 
 @case

@@ -151,6 +151,7 @@ static void work_state(struct rep_job *job, struct rep_proc *p)
 	double cpu = last->cpu - first->cpu;
 	int64_t io = first->io >= 0 && last->io >= 0 ? last->io - first->io : -1;
 	bool moved = first->stack_hash != last->stack_hash;
+	p->progressed = moved || io >= (1 << 20);
 	if (moved) {
 		p->work = 1;
 		p->work_why = ht_rep_printf(&job->a, "working: its stack changed between dumps "
@@ -371,7 +372,9 @@ static void choose_mains(struct rep_job *job)
 	}
 	free(c);
 	/* One rank, several trees: a restart when one ended before the next
-	 * began (wall clock, so only roughly across hosts), else duplicates. */
+	 * began, else duplicates. Across hosts (or boots) by wall clocks, so
+	 * only roughly (1 s); on one host exactly: a process that ended a
+	 * moment after another of its rank began ran beside it. */
 	rep_sort(mains.v, mains.n, sizeof(void *), cmp_main);
 	for (size_t i = 0; i < mains.n; i++) {
 		struct rep_proc *p = mains.v[i];
@@ -380,7 +383,9 @@ static void choose_mains(struct rep_job *job)
 			struct rep_proc *q = mains.v[k];
 			if (q->rank != p->rank)
 				break;
-			if (q->is_main && end_time(p) <= q->ts0 + 1) {
+			bool here = strcmp(p->host, q->host) == 0 && p->boot_id != NULL &&
+				    q->boot_id != NULL && strcmp(p->boot_id, q->boot_id) == 0;
+			if (q->is_main && end_time(p) <= q->ts0 + (here ? 0 : 1)) {
 				superseded = true;
 				p->main = q;
 				break;
@@ -440,6 +445,37 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The size of a communicator larger than the launcher's world that each
+ * main in it joined once, as its own rank, and more than one did: the
+ * launcher started fewer processes than the program's world needs (mpirun
+ * -np 3 of a 4-rank job). 0 when there is none; where it began in *loc. */
+static int64_t larger_world(const struct rep_job *job, int64_t launcher, struct rep_loc *loc)
+{
+	int64_t size = 0;
+	for (size_t i = 0; i < job->mains.n; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		for (size_t k = 0; k < p->ncomms; k++)
+			if (p->comms[k].nranks > launcher && p->comms[k].nranks > size &&
+			    p->comms[k].nranks <= REP_MAX_WORLD) {
+				size = p->comms[k].nranks;
+				*loc = p->comms[k].begin;
+			}
+	}
+	size_t holders = 0;
+	for (size_t i = 0; i < job->mains.n && size > 0; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		size_t held = 0;
+		for (size_t k = 0; k < p->ncomms; k++) {
+			if (p->comms[k].nranks != size)
+				continue;
+			if (p->comms[k].rank != p->rank || ++held > 1)
+				return 0;	/* GPUs per process, not processes */
+		}
+		holders += held;
+	}
+	return holders > 1 ? size : 0;
+}
+
 static void world_size(struct rep_job *job)
 {
 	/* The launcher's value most ranks agree on, else the largest
@@ -479,6 +515,13 @@ static void world_size(struct rep_job *job)
 		job->world_size = best;
 		job->ws_loc = loc;
 		job->ws_source = "the launcher's variables";
+		int64_t comm = larger_world(job, best, &loc);
+		if (comm > 0) {
+			job->world_size = comm;
+			job->ws_loc = loc;
+			job->ws_source = ht_rep_printf(&job->a, "the ranks' communicator; the "
+						       "launcher's variables say %lld", (long long)best);
+		}
 		return;
 	}
 	for (size_t i = 0; i < job->mains.n; i++) {
@@ -637,8 +680,13 @@ void ht_rep_model(struct rep_job *job)
 	for (size_t i = 0; i < n; i++) {
 		s[i]->gpu = gpu_active(s[i]);
 		end_state(s[i], job->now);
-		if (s[i]->stalled)
+		if (s[i]->stalled || s[i]->gave_up)
 			work_state(job, s[i]);
+		/* A rank whose stack or I/O moved between the dumps of that
+		 * stall was slow, not waiting (a long import, then a crash):
+		 * its end is no timeout giving up. */
+		if (s[i]->gave_up && s[i]->progressed)
+			s[i]->gave_up = false;
 	}
 	rep_sort(s, n, sizeof(*s), cmp_host_pid);
 	link_parents(s, n);

@@ -84,8 +84,12 @@ struct rep_loc {
 	uint32_t len;		/* without the newline */
 };
 
+/* Lines count from 1: a location left zeroed (a fact never read) is none. */
 #define REP_NOLOC ((struct rep_loc){ .file = UINT32_MAX })
-static inline bool rep_has_loc(const struct rep_loc *l) { return l->file != UINT32_MAX; }
+static inline bool rep_has_loc(const struct rep_loc *l)
+{
+	return l->file != UINT32_MAX && l->line > 0;
+}
 
 struct rep_file {
 	char *path;		/* as found on disk, or NULL for an in-memory buffer */
@@ -297,6 +301,7 @@ struct rep_proc {
 	bool gave_up;			/* stalled, then ended by itself (a timeout) */
 	bool failed;			/* ended badly before the others */
 	int work;			/* -1 unknown, 0 blocked, 1 working */
+	bool progressed;		/* its stack or I/O moved during the stall */
 	const char *work_why;
 	struct rep_group *group;	/* its stack group, if stalled */
 	struct rep_dump *last_dump;

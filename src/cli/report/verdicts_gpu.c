@@ -81,6 +81,10 @@ static void cuda_init(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
+		/* A child forked after its parent's cuInit fails in CUDA
+		 * because of the fork: fork_after_cuda_init says so. */
+		if (p->cuda_inherited && p->nexec == 0)
+			continue;
 		int64_t r = p->cuda_init.result;
 		bool failed = p->ph[HT_PHASE_CUDA_INIT].errored || (r != REP_UNKNOWN && r != 0);
 		int64_t drv = driver_of(p), rt = runtime_of(p);
@@ -398,6 +402,19 @@ static void visible_devices(struct rep_job *job)
 				what = ht_rep_printf(&job->a, "rank %lld uses device %lld of "
 						     "CUDA_VISIBLE_DEVICES=\"%s\", which lists %zu",
 						     (long long)p->rank, (long long)ord, vis, n);
+			} else if (!p->device.have && p->device.ordinal == REP_UNKNOWN && p->failed &&
+				   p->ph[HT_PHASE_CUDA_INIT].begun && p->local_rank != REP_UNKNOWN &&
+				   p->local_rank >= (int64_t)n) {
+				/* It failed after cuInit without binding a GPU:
+				 * set_device(LOCAL_RANK) past its own list (the
+				 * runtime refuses the ordinal before any driver
+				 * call the library sees). */
+				bad = true;
+				what = ht_rep_printf(&job->a, "rank %lld failed before binding a GPU: as "
+						     "local rank %lld it asks for device %lld of "
+						     "CUDA_VISIBLE_DEVICES=\"%s\", which lists %zu",
+						     (long long)p->rank, (long long)p->local_rank,
+						     (long long)p->local_rank, vis, n);
 			} else if (e != NULL && (p->device.have || n == 1)) {
 				for (size_t k = 0; k < i && !bad; k++)
 					if (phys[k] != NULL && strcmp(phys[k], e) == 0) {

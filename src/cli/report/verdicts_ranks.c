@@ -277,11 +277,13 @@ static void rank_exited(struct rep_job *job)
 		struct rep_proc *w;
 		const char *waiters = ht_rep_waiters(job, v, &w);
 		const char *after = "";
+		/* Consequences go after every cause of a wait (collective_lag
+		 * included), before the plain stall. */
 		if (p->gave_up)
-			v->prio += 5;	/* they waited for someone else first */
+			v->prio += 10;	/* they waited for someone else first */
 		else if (t > first + 1 && first_who != NULL) {
 			/* Later deaths are likely consequences of the first. */
-			v->prio += 5;
+			v->prio += 10;
 			bool cross = first_host != p->h;
 			after = ht_rep_printf(&job->a, " (%.0f s after %s ended%s)", t - first,
 					      first_who, cross ? ", by the hosts' wall clocks" : "");
