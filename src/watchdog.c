@@ -3,15 +3,16 @@
  * watchdog.c: one thread per traced process that declares a stall when the
  * current startup phase (steady excluded), or a blocking hooked call, has
  * lasted longer than HANGTRACE_TIMEOUT, and dumps at 1x, 2x and 4x the
- * deadline (SPEC section 6). It sleeps until the next deadline; signal
- * handlers wake it through an eventfd for SIGTERM and on-demand dumps. It
- * blocks every signal, so process-directed signals never land on it.
+ * deadline (SPEC section 6). It sleeps on a futex until the next deadline;
+ * signal handlers wake it for SIGTERM and on-demand dumps (FUTEX_WAKE is one
+ * async-signal-safe system call, and a futex is no descriptor an application
+ * could close: OpenSSH closes every descriptor above 2 at start). It blocks
+ * every signal but the synchronous faults.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@
 
 static pthread_t thread;
 static _Atomic bool running, stopping;
-static _Atomic int efd = -1;
+static _Atomic uint32_t wake_word;	/* bumped by every wake-up */
 static _Atomic uint32_t req_gen, done_gen;
 static _Atomic uint32_t req_reasons;
 static _Atomic bool stall_dumped;
@@ -39,11 +40,8 @@ bool ht_watchdog_dumped(void)
 
 static void wake(void)
 {
-	uint64_t one = 1;
-	int fd = atomic_load(&efd);
-	if (fd >= 0) {
-		ssize_t r HT_UNUSED = write(fd, &one, sizeof(one));
-	}
+	atomic_fetch_add(&wake_word, 1);
+	syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 uint32_t ht_watchdog_request(enum ht_dump_reason why)
@@ -137,6 +135,7 @@ static void *main_loop(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
 	ht_tls.depth = 1;	/* our own calls never run hook logic */
 	ht_tls.tid = (pid_t)syscall(SYS_gettid);
+	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
 		int64_t T = ht_g.opt.timeout_ns;
 		int64_t now = ht_now();
@@ -177,12 +176,10 @@ static void *main_loop(void *arg)
 			next = now + 1000000;
 		struct timespec ts = { (time_t)((next - now) / HT_NS_PER_SEC),
 				       (long)((next - now) % HT_NS_PER_SEC) };
-		struct pollfd p = { .fd = atomic_load(&efd), .events = POLLIN };
-		int r = ppoll(&p, 1, &ts, NULL);
-		if (r > 0 && (p.revents & POLLIN)) {
-			uint64_t v;
-			ssize_t rd HT_UNUSED = read(p.fd, &v, sizeof(v));
-		}
+		/* A wake-up after the word was read makes the wait return at once. */
+		if (atomic_load(&req_gen) == atomic_load(&done_gen) && !atomic_load(&stopping))
+			syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+		seen = atomic_load(&wake_word);
 		serve_requests();
 	}
 	return NULL;
@@ -199,14 +196,6 @@ int ht_watchdog_start(void)
 	pthread_mutex_lock(&start_lock);
 	if (atomic_load(&running))
 		goto out_unlock;
-	if (atomic_load(&efd) < 0) {
-		int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (fd < 0) {
-			rc = -errno;
-			goto out_unlock;
-		}
-		atomic_store(&efd, fd);
-	}
 	atomic_store(&stopping, false);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 256 << 10);
@@ -244,10 +233,7 @@ void ht__watchdog_unpark_slow(void)
 
 void ht_watchdog_forget(void)
 {
-	/* In a forked child: no thread, and the eventfd is the parent's. */
-	int fd = atomic_exchange(&efd, -1);
-	if (fd >= 0)
-		syscall(SYS_close, fd);
+	/* In a forked child: no thread. */
 	atomic_store(&running, false);
 	atomic_store(&stopping, false);
 	atomic_store(&ht_g.watchdog_parked, false);
