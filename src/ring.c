@@ -13,6 +13,11 @@ void ht_ring_put(struct ht_ring *r, uint64_t comm, uint32_t seq, uint16_t op,
 	uint64_t n = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
 	struct ht_coll *c = &r->e[n % HT_RING_SIZE];
 
+	/* A writer descheduled between taking its number and writing, while
+	 * the others went round the whole ring, finds a newer entry in its
+	 * slot: it is the older one and gives way (seen once under load). */
+	if (atomic_load_explicit(&c->n, memory_order_relaxed) > n + 1)
+		return;
 	atomic_store_explicit(&c->n, 0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	c->comm = comm;

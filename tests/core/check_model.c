@@ -137,6 +137,29 @@ START_TEST(ring_keeps_last_entries_in_order)
 }
 END_TEST
 
+static void count_entry(const struct ht_coll *c, void *arg)
+{
+	(void)c;
+	(*(int *)arg)++;
+}
+
+START_TEST(ring_stale_writer_gives_way)
+{
+	/* Entries 0..8191 written: slot 3 holds entry 4099. A writer that
+	 * took number 3 long ago and writes only now must not replace it. */
+	memset(&ring, 0, sizeof(ring));
+	for (uint32_t i = 0; i < 2 * HT_RING_SIZE; i++)
+		ht_ring_put(&ring, 1, i, 2, i, 7, 0, -1, i);
+	atomic_store(&ring.next, 3);
+	ht_ring_put(&ring, 1, 3, 2, 3, 7, 0, -1, 3);
+	atomic_store(&ring.next, 2 * HT_RING_SIZE);
+	int n = 0;
+	ht_ring_walk(&ring, count_entry, &n);
+	ck_assert_int_eq(n, HT_RING_SIZE);
+	ck_assert_uint_eq(atomic_load(&ring.e[3].n), HT_RING_SIZE + 3 + 1);
+}
+END_TEST
+
 static void *ring_writer(void *arg)
 {
 	(void)arg;
@@ -181,6 +204,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, inflight_full_table_drops);
 	tcase_add_test(tc, ring_keeps_last_entries_in_order);
 	tcase_add_test(tc, ring_concurrent_never_torn);
+	tcase_add_test(tc, ring_stale_writer_gives_way);
 	suite_add_tcase(s, tc);
 	return s;
 }
