@@ -676,6 +676,72 @@ static void dedupe(struct rep_job *job)
 	free(ix);
 }
 
+/* Orders records by what identifies a process: host, boot, pid, start. */
+static int cmp_identity(const void *a, const void *b)
+{
+	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
+	int c = strcmp(x->host != NULL ? x->host : "", y->host != NULL ? y->host : "");
+	if (c == 0)
+		c = strcmp(x->boot_id != NULL ? x->boot_id : "", y->boot_id != NULL ? y->boot_id : "");
+	if (c == 0)
+		c = x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (c == 0)
+		c = x->start_ticks < y->start_ticks ? -1 : x->start_ticks > y->start_ticks;
+	if (c == 0)	/* the longer copy first: it is the one kept */
+		c = x->lines > y->lines ? -1 : x->lines < y->lines;
+	return c;
+}
+
+static bool same_process(const struct rep_proc *x, const struct rep_proc *y)
+{
+	return x->host != NULL && y->host != NULL && x->boot_id != NULL && y->boot_id != NULL &&
+	       x->pid != REP_UNKNOWN && x->start_ticks != REP_UNKNOWN &&
+	       strcmp(x->host, y->host) == 0 && strcmp(x->boot_id, y->boot_id) == 0 &&
+	       x->pid == y->pid && x->start_ticks == y->start_ticks;
+}
+
+/*
+ * The same process in two files (a node's folder given twice under other
+ * names, a copy of a trace): one record, read once. Identity is the host,
+ * the boot, the pid and the start time, which no two processes share; the
+ * copy with more lines is kept, the other named in a warning.
+ */
+static void drop_copies(struct rep_job *job)
+{
+	size_t n = job->procs.n;
+	struct rep_proc **s = malloc((n + 1) * sizeof(*s));
+	if (s == NULL || n < 2) {
+		free(s);
+		return;
+	}
+	memcpy(s, job->procs.v, n * sizeof(*s));
+	rep_sort(s, n, sizeof(*s), cmp_identity);
+	bool dropped = false;
+	for (size_t i = 1; i < n; i++) {
+		size_t k = i - 1;
+		while (k > 0 && s[k] == NULL)
+			k--;
+		if (s[k] == NULL || !same_process(s[k], s[i]))
+			continue;
+		ht_rep_warn(job, s[i]->file, 0,
+			    "the same process as %s (host %s, pid %lld, same start): read once",
+			    job->files[s[k]->file].name, s[i]->host, (long long)s[i]->pid);
+		s[i]->dropped = true;
+		s[i] = NULL;
+		dropped = true;
+	}
+	free(s);
+	if (!dropped)
+		return;
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (!p->dropped)
+			job->procs.v[kept++] = p;
+	}
+	job->procs.n = kept;
+}
+
 size_t ht_rep_read(struct rep_job *job)
 {
 	int n = pick_threads(job);
@@ -738,6 +804,7 @@ size_t ht_rep_read(struct rep_job *job)
 			    "unknown event type '%s' ignored (%zu line%s in all)", unk[j].type,
 			    unk[j].count, unk[j].count == 1 ? "" : "s");
 	rep_sort(job->procs.v, job->procs.n, sizeof(void *), cmp_proc);
+	drop_copies(job);
 	if (job->nwarns > 0)
 		rep_sort(job->warns, job->nwarns, sizeof(*job->warns), cmp_warn);
 	return job->procs.n;

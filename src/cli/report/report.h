@@ -215,11 +215,13 @@ struct rep_proc {
 	struct rep_loc hdr;
 	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
 	int64_t pid, ppid, fork_parent;
+	int64_t start_ticks;		/* with host, boot and pid: the process */
 	int64_t rank, world_size, local_rank;	/* REP_UNKNOWN when not known */
 	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
 	struct rep_loc id_loc;
 	double ts0, mono0, last_ts, last_mono, timeout;
 	bool cuda_inherited, truncated;
+	bool dropped;			/* a copy of a record read from another file */
 	uint32_t lines;
 	/* allow-listed environment that the rules read */
 	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
