@@ -139,9 +139,17 @@ void ht_unwind_prepare(void)
 		if (u_init2 == NULL || u_step == NULL || u_get_reg == NULL) {
 			u_init2 = NULL;
 		} else {
-			/* Per-thread caches: no global lock shared by handlers. */
+			/* No cache. libunwind builds without per-thread caches
+			 * (Debian's 1.6) turn UNW_CACHE_PER_THREAD into the
+			 * global cache, whose lock is held across
+			 * dl_iterate_phdr: a handler holding it then waits for
+			 * the loader's write lock that a thread interrupted in
+			 * dlclose holds, while that thread's handler waits for
+			 * the cache lock (tests/trust/storms.sh). Without a
+			 * cache the only lock is the loader's, which is
+			 * recursive: an interrupted holder takes it again. */
 			if (policy != NULL && as != NULL)
-				policy(*as, UNW_CACHE_PER_THREAD);
+				policy(*as, UNW_CACHE_NONE);
 			which = "libunwind";
 		}
 	}
