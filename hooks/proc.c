@@ -107,6 +107,7 @@ static void exit_line(int status)
 	/* A vfork child shares our memory and descriptor: it must not write. */
 	if (!ht_active() || ht_tls.depth > 0 || syscall(SYS_getpid) != ht_g.pid)
 		return;
+	ht_watchdog_settle(HT_NS_PER_SEC);
 	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_EXIT);
 	ht_jw_int(&w, "status", status);
 	ht_ev_emit(&w);

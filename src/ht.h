@@ -372,6 +372,10 @@ bool ht_watchdog_running(void);
 void ht_watchdog_forget(void);
 /* True when a stall dump has been written in this process. */
 bool ht_watchdog_dumped(void);
+/* The process is ending: a dump in progress may finish (bounded by max_ns)
+ * and no new one starts for a second, so the trace never holds a dump cut
+ * by the process's end; async-signal-safe. */
+void ht_watchdog_settle(int64_t max_ns);
 /* Restarts a parked watchdog (see hooks/proc.c fork); cheap when not parked. */
 void ht__watchdog_unpark_slow(void);
 static inline void ht_watchdog_unpark(void)

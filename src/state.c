@@ -54,6 +54,7 @@ static void on_exit_record(int status, void *arg)
 
 	if (!ht_active() || getpid() != ht_g.pid)
 		return;
+	ht_watchdog_settle(HT_NS_PER_SEC);
 	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_EXIT);
 	ht_jw_int(&w, "status", status);
 	ht_ev_emit(&w);

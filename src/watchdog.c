@@ -26,6 +26,12 @@ static _Atomic uint32_t wake_word;	/* bumped by every wake-up */
 static _Atomic uint32_t req_gen, done_gen;
 static _Atomic uint32_t req_reasons;
 static _Atomic bool stall_dumped;
+static _Atomic bool dumping;	/* a dump is being written */
+static _Atomic int64_t closing_ns;	/* when the process began to end, or 0 */
+/* No dump starts for this long after the process began to end (a dump cut
+ * by the end of the process is worth less than none); one that hangs in
+ * its exit handlers is dumped after it. */
+#define CLOSING_HOLD_NS HT_NS_PER_SEC
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool ht_watchdog_running(void)
@@ -50,6 +56,45 @@ uint32_t ht_watchdog_request(enum ht_dump_reason why)
 	uint32_t gen = atomic_fetch_add(&req_gen, 1) + 1;
 	wake();
 	return gen;
+}
+
+static bool closing_held(int64_t now)
+{
+	int64_t c = atomic_load(&closing_ns);
+	return c != 0 && now - c < CLOSING_HOLD_NS;
+}
+
+/*
+ * A dump begins only through here: "dumping" is raised before "closing" is
+ * read, and ht_watchdog_settle raises "closing" before it reads "dumping",
+ * so either the dump backs off or the ending process waits for it.
+ */
+static bool dump_begin(void)
+{
+	atomic_store(&dumping, true);
+	if (closing_held(ht_now())) {
+		atomic_store(&dumping, false);
+		return false;
+	}
+	return true;
+}
+
+static void dump_end(void)
+{
+	atomic_store(&dumping, false);
+}
+
+void ht_watchdog_settle(int64_t max_ns)
+{
+	if (!atomic_load(&running) || pthread_equal(thread, pthread_self()))
+		return;
+	int64_t zero = 0;
+	atomic_compare_exchange_strong(&closing_ns, &zero, ht_now());
+	int64_t deadline = ht_now() + max_ns;
+	while (atomic_load(&dumping) && ht_now() < deadline) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
 }
 
 bool ht_watchdog_wait_dump(uint32_t gen, int64_t max_ns)
@@ -111,9 +156,11 @@ static void serve_requests(void)
 
 	if ((int32_t)(upto - atomic_load(&done_gen)) <= 0)
 		return;
-	if (ht_active())
+	if (ht_active() && dump_begin()) {
 		ht_dump((reasons & (1u << HT_DUMP_SIGTERM)) ? HT_DUMP_SIGTERM : HT_DUMP_ON_DEMAND,
 			0, 0);
+		dump_end();
+	}
 	atomic_store(&done_gen, upto);
 }
 
@@ -146,12 +193,13 @@ static void *main_loop(void *arg)
 				ep_start = oldest;
 				ep_dumps = 0;
 			}
-			if (ep_dumps < 3 && now - oldest >= T << ep_dumps) {
+			if (ep_dumps < 3 && now - oldest >= T << ep_dumps && dump_begin()) {
 				ep_dumps++;
 				atomic_store(&stall_dumped, true);
 				if (ep_dumps == 1)
 					say_stall(now - oldest);
 				ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
+				dump_end();
 				if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
 					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
 					abort();
@@ -172,6 +220,8 @@ static void *main_loop(void *arg)
 			next = now + T;
 		if (next > now + T)
 			next = now + T;
+		if (closing_held(now) && next < atomic_load(&closing_ns) + CLOSING_HOLD_NS)
+			next = atomic_load(&closing_ns) + CLOSING_HOLD_NS;
 		if (next < now + 1000000)
 			next = now + 1000000;
 		struct timespec ts = { (time_t)((next - now) / HT_NS_PER_SEC),
@@ -238,5 +288,7 @@ void ht_watchdog_forget(void)
 	atomic_store(&stopping, false);
 	atomic_store(&ht_g.watchdog_parked, false);
 	atomic_store(&stall_dumped, false);
+	atomic_store(&dumping, false);
+	atomic_store(&closing_ns, 0);
 	pthread_mutex_init(&start_lock, NULL);
 }

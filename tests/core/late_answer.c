@@ -3,9 +3,11 @@
  * late_answer: a thread named "vforker" blocks in vfork() for 3 s (the
  * kernel holds a vfork parent uninterruptibly until the child exits), so a
  * signal sent to it is delivered late; then it waits in after_vfork. The
- * main thread waits 5 s in total.
+ * main thread waits 5.5 s in total, or the milliseconds of its argument,
+ * and returns.
  */
 #include <poll.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -32,16 +34,19 @@ static void *vforker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	long total = argc > 1 ? atol(argv[1]) : 5500;
 	pthread_t t;
 	pthread_create(&t, NULL, vforker, NULL);
 	/* poll returns early with EINTR when a dump signals this thread. */
 	struct timespec start, now;
+	long ms = 0;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
-		poll(NULL, 0, 100);
+		poll(NULL, 0, (int)(total - ms < 100 ? total - ms : 100));
 		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 5500);
+		ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+	} while (ms < total);
 	return 0;
 }

@@ -52,4 +52,10 @@ RANK=0 "$HT" run --dir "$T/c" --timeout 1 -- "$B/tests/core/late_answer" >/dev/n
 check "three dumps" tq "$T/c" 'len(proc(rank=0).dumps) == 3'
 check "dumps 1 and 2: the vfork thread unanswered, in D state" tq "$T/c" 'all(any(t["name"] == "vforker" and not t["answered"] and t["state"] == "D" for t in d[1]) for d in proc(rank=0).dumps[:2])'
 check "dump 3: fresh frames in after_vfork" tq "$T/c" 'any(t["name"] == "vforker" and t["answered"] and any(f.startswith("after_vfork (") for f in t["frames"]) for t in proc(rank=0).dumps[2][1])'
+# The process ends (returns from main at 1.03 s) while dump 1 waits for the
+# vfork thread (up to 60 ms from 1 s): exit lets the dump finish first, and
+# no new dump starts once the process is ending.
+RANK=0 "$HT" run --dir "$T/e" --timeout 1 -- "$B/tests/core/late_answer" 1030 >/dev/null 2>&1
+check "exit during a dump: the dump is whole" tq "$T/e" 'len(proc(rank=0).dumps) == 1 and proc(rank=0).dumps[0][2] is not None'
+check "exit during a dump: the exit record comes after it" tq "$T/e" 'proc(rank=0).exit["status"] == 0 and proc(rank=0).exit["mono"] >= proc(rank=0).dumps[0][2]["mono"]'
 finish
