@@ -74,6 +74,8 @@ static const struct tcase cases[] = {
 	  { "stub_driver", "driver_too_old" }, 1 },
 	{ "stub_driver", { { "stub_driver", "error", "0-1" } },
 	  { "cuda_init_failed", "driver_too_old" }, 1 },
+	{ "stub_driver_two_hosts", { { "stub_driver", "error", "0-15" } },
+	  { "cuda_init_failed", "driver_too_old" }, 1 },
 	{ "driver_too_old", { { "driver_too_old", "error", "0-1" } },
 	  { "cuda_init_failed", "stub_driver" }, 1 },
 	{ "driver_too_old_runtime", { { "driver_too_old", "error", "0" } },
@@ -219,6 +221,20 @@ START_TEST(test_straggler_details)
 }
 END_TEST
 
+/* A verdict over ranks of several hosts names every host, however many
+ * ranks the first one runs. */
+START_TEST(test_hosts_named)
+{
+	struct rep_job job;
+	ck_assert(fixture_run(&job, "stub_driver_two_hosts") > 0);
+	ck_assert(job.nverdicts > 0);
+	ck_assert_int_eq(job.verdicts[0]->code, HT_VERDICT_STUB_DRIVER);
+	ck_assert_msg(strstr(job.verdicts[0]->summary, "ranks 0-15 (hosts n1,n2)") != NULL, "%s",
+		      job.verdicts[0]->summary);
+	ht_rep_job_free(&job);
+}
+END_TEST
+
 /* Model details: the agent is not a rank, wrappers and workers are not
  * duplicates, the main process is the one that used the GPU. */
 START_TEST(test_model_trees)
@@ -286,6 +302,7 @@ static Suite *make(void)
 	tcase_add_loop_test(t, test_case, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(t, test_healthy_no_error);
 	tcase_add_test(t, test_straggler_details);
+	tcase_add_test(t, test_hosts_named);
 	tcase_add_test(t, test_model_trees);
 	tcase_add_test(t, test_evidence_lines);
 	suite_add_tcase(s, t);

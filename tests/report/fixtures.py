@@ -790,6 +790,17 @@ def stub_driver(d):
 
 
 @case
+def stub_driver_two_hosts(d):
+    """The stub on two hosts of 8 ranks each: the verdict names both hosts."""
+    for p in job_ranks(d, 16, hosts=("n1", "n2"), per_host=8):
+        p.host_facts(0.01)
+        p.cuda(2.0, result=34, error="CUDA_ERROR_STUB_LIBRARY", stub=True,
+               libcuda="/usr/local/cuda/lib64/stubs/libcuda.so")
+        p.exit(2.5, status=1)
+        p.write(d)
+
+
+@case
 def driver_too_old(d):
     """Driver 11.4 under a CUDA 12.2 runtime: error 35."""
     for p in job_ranks(d, 2):

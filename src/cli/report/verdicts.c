@@ -175,6 +175,15 @@ static int cmp_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void ht_rep_hosts_add(struct rep_host **set, size_t *n, size_t cap, struct rep_host *h)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (set[i] == h)
+			return;
+	if (*n < cap)
+		set[(*n)++] = h;
+}
+
 const char *ht_rep_hosts_phrase(struct rep_job *job, struct rep_host *const *h, size_t n)
 {
 	/* Distinct hosts, named in the order given, at most three. */

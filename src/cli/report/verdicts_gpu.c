@@ -119,8 +119,7 @@ static void cuda_init(struct rep_job *job)
 		for (size_t k = i; k < j; k++) {
 			struct rep_proc *q = f[k].p;
 			ht_rep_blame(job, v, q);
-			if (nh < 8)
-				hosts[nh++] = q->h;
+			ht_rep_hosts_add(hosts, &nh, 8, q->h);
 			if (k < i + 3) {
 				const struct rep_loc *l = rep_has_loc(&q->cuda_init.loc) ? &q->cuda_init.loc :
 							  &q->ph[HT_PHASE_CUDA_INIT].end;
@@ -623,11 +622,7 @@ static void version_mismatch(struct rep_job *job)
 			if (x == REP_UNKNOWN || x <= 0 || x == major)
 				continue;
 			ht_rep_blame(job, v, p);
-			bool seen = false;
-			for (size_t h = 0; h < nh; h++)
-				seen |= hosts[h] == p->h;
-			if (!seen && nh < 8)
-				hosts[nh++] = p->h;
+			ht_rep_hosts_add(hosts, &nh, 8, p->h);
 			if (v->nevidence < 2) {
 				const struct rep_loc *l = &p->ver[k].loc;
 				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init.loc, NULL);

@@ -224,8 +224,7 @@ static void unresolved(struct rep_job *job)
 				error = r->error;
 			}
 			ht_rep_blame(job, v, p);
-			if (nh < 8)
-				hosts[nh++] = p->h;
+			ht_rep_hosts_add(hosts, &nh, 8, p->h);
 			if (v->nevidence < 3)
 				ht_rep_verdict_evidence(job, v, &r->loc, NULL);
 			break;
@@ -286,11 +285,7 @@ static void master_addr_loopback(struct rep_job *job)
 			to = res != NULL ? res->addrs : NULL;
 		}
 		ht_rep_blame(job, v, p);
-		bool seen = false;
-		for (size_t k = 0; k < nh; k++)
-			seen |= hosts[k] == p->h;
-		if (!seen && nh < 8)
-			hosts[nh++] = p->h;
+		ht_rep_hosts_add(hosts, &nh, 8, p->h);
 		if (v->nevidence < 3 && res != NULL)
 			ht_rep_verdict_evidence(job, v, &res->loc, NULL);
 		else if (v->nevidence < 3)
@@ -336,11 +331,7 @@ static void socket_ifname(struct rep_job *job)
 			if (hurt)
 				v->sev = REP_ERROR;
 			ht_rep_blame(job, v, p);
-			bool seen = false;
-			for (size_t k = 0; k < nh; k++)
-				seen |= hosts[k] == p->h;
-			if (!seen && nh < 8)
-				hosts[nh++] = p->h;
+			ht_rep_hosts_add(hosts, &nh, 8, p->h);
 			if (v->nevidence < 3)
 				ht_rep_verdict_evidence(job, v, &h->loc, ht_rep_keep_host);
 		}
