@@ -42,3 +42,22 @@ spawn() { "$@" & SPAWNED="$SPAWNED $!"; }
 
 # preload CMD...: runs CMD under the library with the environment given.
 preload() { LD_PRELOAD=$LIB "$@"; }
+
+# two_hosts NS_A NS_B VETH_A VETH_B ADDR_A ADDR_B: two network namespaces
+# joined by a veth pair, addressed in one /24, loopback and veth up. When
+# that cannot be done, prints why and fails (the caller skips; it deletes
+# the namespaces however it ends).
+two_hosts() {
+	if ! ip netns add "$1" 2>"$T/ip.err" || ! ip netns add "$2" 2>>"$T/ip.err"; then
+		echo "cannot create network namespaces: $(head -n 1 "$T/ip.err")"
+		return 1
+	fi
+	if ! ip link add "$3" netns "$1" type veth peer name "$4" netns "$2" 2>"$T/ip.err"; then
+		echo "cannot create a veth pair: $(head -n 1 "$T/ip.err")"
+		return 1
+	fi
+	ip -n "$1" addr add "$5/24" dev "$3" && ip -n "$2" addr add "$6/24" dev "$4" &&
+		ip -n "$1" link set lo up && ip -n "$2" link set lo up &&
+		ip -n "$1" link set "$3" up && ip -n "$2" link set "$4" up ||
+		{ echo "cannot address or raise the veth pair"; return 1; }
+}

@@ -34,19 +34,10 @@ teardown() {
 trap teardown EXIT
 
 # Two namespaces, a veth pair: A (10.214.0.1) and S (10.214.0.2).
-if ! ip netns add "$NSA" 2>"$T/ip.err" || ! ip netns add "$NSB" 2>>"$T/ip.err"; then
-	skip e2e_net "cannot create network namespaces: $(head -n 1 "$T/ip.err")"
+if ! why=$(two_hosts "$NSA" "$NSB" "$VA" "$VB" "$A" "$S"); then
+	skip e2e_net "$why"
 	finish
 fi
-if ! ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" 2>"$T/ip.err"; then
-	skip e2e_net "cannot create a veth pair: $(head -n 1 "$T/ip.err")"
-	finish
-fi
-ip -n "$NSA" addr add "$A/24" dev "$VA"
-ip -n "$NSB" addr add "$S/24" dev "$VB"
-for ns in "$NSA" "$NSB"; do ip -n "$ns" link set lo up; done
-ip -n "$NSA" link set "$VA" up
-ip -n "$NSB" link set "$VB" up
 
 # ---- the store's port dropped --------------------------------------------------------
 P=29561

@@ -27,21 +27,10 @@ if ! "$PY" -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/d
 	skip two_hosts "python3-torch with gloo is not importable by $PY"
 	finish
 fi
-if ! ip netns add "$NSA" 2>"$T/ip.err" || ! ip netns add "$NSB" 2>>"$T/ip.err"; then
-	skip two_hosts "cannot create network namespaces: $(head -n 1 "$T/ip.err")"
+if ! why=$(two_hosts "$NSA" "$NSB" "$VA" "$VB" "$CLI" "$SRV"); then
+	skip two_hosts "$why"
 	finish
 fi
-if ! ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" 2>"$T/ip.err"; then
-	skip two_hosts "cannot create a veth pair: $(head -n 1 "$T/ip.err")"
-	finish
-fi
-ip -n "$NSA" addr add "$CLI/24" dev "$VA"
-ip -n "$NSB" addr add "$SRV/24" dev "$VB"
-for ns in "$NSA" "$NSB"; do
-	ip -n "$ns" link set lo up
-done
-ip -n "$NSA" link set "$VA" up
-ip -n "$NSB" link set "$VB" up
 
 P=29555
 # Only what arrives over the veth is dropped: the server still reaches its
