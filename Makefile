@@ -15,7 +15,10 @@ PYTHON ?= /usr/bin/python3
 
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 	-Wwrite-strings -fno-common -Werror
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -Iinclude -Isrc -Ihooks
+# src/base: plain modules the command shares; src/core: the runtime; hooks/:
+# the interposed list and one folder per API family (doc/architecture.md).
+INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) $(addprefix -I,$(INC_DIRS))
 OPT ?= -O2
 
 # The library: position independent, everything hidden but the hooks, our
@@ -31,13 +34,14 @@ LIB_CFLAGS := $(BASE_CFLAGS) $(LIB_OPT) -fPIC -fvisibility=hidden \
 LIB_LDFLAGS := $(LIB_OPT) -shared -Wl,--version-script=$(B)/exports.map -Wl,-z,now \
 	-Wl,-z,noexecstack -Wl,--exclude-libs,ALL -Wl,--no-undefined -static-libgcc
 
-LIB_SRCS := $(sort $(wildcard src/*.c) $(filter-out hooks/proto_check_%.c,$(wildcard hooks/*.c)))
+LIB_SRCS := $(sort $(wildcard src/base/*.c src/core/*.c) \
+	$(filter-out %/proto_check_cuda.c %/proto_check_nccl.c,$(wildcard hooks/*.c hooks/*/*.c)))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 
 # Library modules that are plain functions over buffers: unit-tested directly.
-CORE_TESTABLE := src/names.c src/jsonw.c src/fmt.c src/options.c \
-	src/identity.c src/phase.c src/inflight.c src/ring.c src/redact.c \
-	src/elfsym.c src/netfacts.c src/ncclid.c src/cudafacts.c src/nccltab.c
+CORE_TESTABLE := $(addprefix src/base/,names.c jsonw.c fmt.c options.c identity.c redact.c) \
+	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c) \
+	hooks/net/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 
 # The command.
@@ -46,7 +50,7 @@ JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
 CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c)) \
-	src/names.c src/fmt.c src/options.c src/identity.c src/procfs.c
+	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
@@ -69,9 +73,9 @@ $(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.
 # toolkit's and not hooks/cuda.h, and never linked; a mismatch fails make.
 PROTO_CHECKS := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(B)/obj/proto/proto_check_cuda.o)
 
-$(B)/obj/proto/%.o: hooks/%.c | deps
+$(B)/obj/proto/%.o: hooks/cuda/%.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include -MMD -MP -c -o $@ $<
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include -Ihooks -MMD -MP -c -o $@ $<
 
 $(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map $(PROTO_CHECKS)
 	$(CC) $(LIB_LDFLAGS) -o $@ $(LIB_OBJS)

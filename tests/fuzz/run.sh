@@ -17,8 +17,8 @@ mode=fuzz
 [ $# -gt 0 ] && mode=replay
 out=$B/fuzz
 mkdir -p "$out/seeds" "$out/crashes"
-srcs="$root/tests/fuzz/target/report_fuzz.c $(ls "$root"/src/cli/report/*.c) $root/src/names.c"
-flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -I$root/include -I$root/src -I$root/src/cli \
+srcs="$root/tests/fuzz/target/report_fuzz.c $(ls "$root"/src/cli/report/*.c) $root/src/base/names.c"
+flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -I$root/include -I$root/src/base -I$root/src/core -I$root/src/cli \
 	$(pkg-config --cflags jansson 2>/dev/null)"
 libs="$(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm"
 
