@@ -39,7 +39,7 @@ LIB_SRCS := $(sort $(wildcard src/base/*.c src/core/*.c) \
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 
 # Library modules that are plain functions over buffers: unit-tested directly.
-CORE_TESTABLE := $(addprefix src/base/,names.c jsonw.c fmt.c options.c identity.c redact.c) \
+CORE_TESTABLE := $(addprefix src/base/,names.c jsonw.c fmt.c options.c identity.c redact.c signatures.c) \
 	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c) \
 	hooks/net/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
@@ -50,7 +50,7 @@ JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
 CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c)) \
-	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c)
+	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 

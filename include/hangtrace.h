@@ -89,7 +89,16 @@ enum ht_event_type {
 	XX(COLLECTIVE_MISMATCH, "collective_mismatch")              \
 	XX(COLLECTIVE_LAG, "collective_lag")                        \
 	XX(SHM_TOO_SMALL, "shm_too_small")                          \
-	XX(STALLED, "stalled")
+	XX(STALLED, "stalled")                                      \
+	XX(DATALOADER_STALLED, "dataloader_stalled")                \
+	XX(DATALOADER_WORKER_DIED, "dataloader_worker_died")        \
+	XX(BUILD_LOCK_WAIT, "build_lock_wait")                      \
+	XX(IB_MISCONFIGURED, "ib_misconfigured")                    \
+	XX(ADDRESS_CONFLICT, "address_conflict")                    \
+	XX(PEER_UNREACHABLE, "peer_unreachable")                    \
+	XX(CLOCK_SKEW, "clock_skew")                                \
+	XX(NCCL_SELFTEST_FAILED, "nccl_selftest_failed")            \
+	XX(TRACING_DEGRADED, "tracing_degraded")
 
 enum ht_verdict_code {
 #define XX(id, name) HT_VERDICT_##id,
