@@ -9,12 +9,9 @@
  */
 #include <dlfcn.h>
 
+#include "families.h"
 #include "ht.h"
 #include "real.h"
-
-/* Family redirects: given what the real dlsym found, maybe return a wrapper. */
-void *ht__cuda_dlsym(void *handle, const char *name, void *found);
-void *ht__nccl_dlsym(void *handle, const char *name, void *found);
 
 static void *lookup(void *handle, const char *name)
 {
@@ -23,11 +20,7 @@ static void *lookup(void *handle, const char *name)
 	if (found == NULL || name == NULL || ht_tls.depth > 0 ||
 	    atomic_load_explicit(&ht_g.state, memory_order_relaxed) == HT_OFF)
 		return found;
-	if (name[0] == 'c' && name[1] == 'u')
-		return ht__cuda_dlsym(handle, name, found);
-	if (name[0] == 'n' || name[0] == 'p')
-		return ht__nccl_dlsym(handle, name, found);
-	return found;
+	return ht_families_dlsym(handle, name, found);
 }
 
 HT_EXPORT void *dlsym(void *handle, const char *name)

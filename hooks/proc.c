@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "families.h"
 #include "ht.h"
 #include "procfs.h"
 #include "real.h"
@@ -37,9 +38,7 @@ static void fork_child(pid_t parent, bool cuda)
 	for (size_t i = 0; i < HT_ARRAY_SIZE(ht_g.call_lines); i++)
 		atomic_store(&ht_g.call_lines[i], 0);
 	ht_watchdog_forget();
-	ht__net_fork_child();
-	ht__nccl_fork_child();
-	ht__cuda_fork_child();
+	ht_families_fork_child();
 	ht_phases_reset(&ht_g.phases, ht_now());
 	if (ht_trace_reopen_child() < 0) {
 		atomic_store(&ht_g.state, HT_OFF);
@@ -161,7 +160,7 @@ static void fd_going(int fd)
 	ht_watchdog_unpark();
 	if (fd < 0 || !ht_active())
 		return;
-	ht__net_fd_closing(fd);
+	ht_families_fd_closing(fd);
 	int ours = atomic_load_explicit(&ht_g.trace_fd, memory_order_relaxed);
 	if (fd == ours && atomic_compare_exchange_strong(&ht_g.trace_fd, &ours, -1))
 		ht_g.trace_lost = true;
@@ -176,12 +175,13 @@ HT_EXPORT int close(int fd)
 }
 
 /* Descriptors [first, last] are about to close: ours, and the network
- * family's pending connects and listeners among them. */
+ * families' descriptors among them (the network family's pending connects
+ * and listeners). */
 static void range_going(unsigned int first, unsigned int last)
 {
 	if (!ht_active())
 		return;
-	ht__net_fd_range_closing(first, last);
+	ht_families_fd_range_closing(first, last);
 	int ours = atomic_load_explicit(&ht_g.trace_fd, memory_order_relaxed);
 	if (ours >= 0 && (unsigned int)ours >= first && (unsigned int)ours <= last)
 		fd_going(ours);

@@ -86,8 +86,12 @@ ht_cu_result ht__cu_sync_end(struct ht_cu_span *sp, const struct ht_cu_site *s, 
  * runtime's version and counts lookups. */
 void ht__cu_lookup_seen(const char *symbol, int cuda_version, const void *caller);
 
-/* The dlsym hook's redirect (hooks/dl.c): our wrapper for a wrapped name. */
+/* The family table's entries (cuda_family.c, hooks/families.h): the dlsym
+ * redirect (our wrapper for a wrapped name), the fork child and the dump
+ * (cuda_record.c). */
 void *ht__cuda_dlsym(void *handle, const char *name, void *found);
+void ht__cuda_fork_child(void);
+void ht__cuda_dump(void);
 
 /* True for the hook ids of this family (cuda.c). */
 bool ht__cu_is_hook(int id);

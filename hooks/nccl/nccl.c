@@ -446,8 +446,6 @@ HT_EXPORT ht_nccl_result_t ncclCommAbort(ht_nccl_comm_t comm)
 
 /* ---- fork ---------------------------------------------------------------------------------- */
 
-void ht__nccl_real_fork_child(void);
-
 void ht__nccl_fork_child(void)
 {
 	/* The parent's communicators are unusable here; the child starts

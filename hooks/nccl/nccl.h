@@ -120,6 +120,14 @@ void ht__nccl_poll(struct ht_ncomm *e, ht_nccl_comm_t comm, int st);
 /* e's comm was aborted or destroyed (by fn) while its init was pending. */
 void ht__nccl_init_abandoned(struct ht_ncomm *e, ht_nccl_comm_t comm, const char *fn);
 
+/* ---- the family table's entries (nccl_family.c, hooks/families.h) ---------- */
+
+void ht__nccl_activate(void);		/* nccl.c */
+void ht__nccl_fork_child(void);		/* nccl.c */
+void ht__nccl_dump(void);		/* nccl_dump.c */
+void *ht__nccl_dlsym(void *handle, const char *name, void *found);	/* nccl_real.c */
+void ht__nccl_real_fork_child(void);	/* nccl_real.c */
+
 /* ---- nccl_coll.c ----------------------------------------------------------- */
 
 /* True once a collective returned in this process (for `steady`). */

@@ -243,7 +243,6 @@ void *ht__nccl_real_slow(int id)
 
 /* ---- the dlsym redirect ------------------------------------------------------ */
 
-void *ht__nccl_dlsym(void *handle, const char *name, void *found);
 void *ht__nccl_dlsym(void *handle, const char *name, void *found)
 {
 	(void)handle;
@@ -292,7 +291,6 @@ int ht__nccl_comm_rank(ht_nccl_comm_t comm)
 }
 
 /* In a forked child: a resolution cut short by the fork starts over. */
-void ht__nccl_real_fork_child(void);
 void ht__nccl_real_fork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);

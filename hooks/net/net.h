@@ -6,7 +6,9 @@
 #ifndef HT_HOOKS_NET_H
 #define HT_HOOKS_NET_H
 
+#include <stdbool.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "netfacts.h"
 
@@ -20,6 +22,15 @@
  * allocates; a no-op when sa is not IPv4/IPv6 or the table (64) is full.
  */
 void ht_net_add_endpoint(const struct sockaddr *sa, socklen_t len, const char *role);
+
+/* ---- the family table's entries (net_family.c, hooks/families.h) ------------------ */
+
+void ht__net_activate(void);
+void ht__net_fork_child(void);
+void ht__net_dump(void);
+bool ht__net_dump_may_signal(pid_t tid);
+void ht__net_fd_closing(int fd);
+void ht__net_fd_range_closing(unsigned int first, unsigned int last);
 
 /* ---- between net.c and net_host.c ------------------------------------------------ */
 

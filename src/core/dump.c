@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "families.h"
 #include "procfs.h"
 #include "pystack.h"
 #include "real.h"
@@ -30,9 +31,6 @@ static char line[65536];
 static uint32_t dump_no;
 static uint32_t unwind_gen;
 
-void ht__net_dump(void);
-void ht__cuda_dump(void);
-void ht__nccl_dump(void);
 
 struct thr {
 	pid_t tid;
@@ -166,7 +164,7 @@ static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
 		/* At most one signal outstanding per thread: real-time signals
 		 * queue, and a masked thread would get them all at once later. */
 		if (atomic_load(&u->sent) != atomic_load(&u->answered) ||
-		    !ht__net_dump_may_signal(t[i].tid))
+		    !ht_families_may_signal(t[i].tid))
 			continue;
 		if (blocks_dump_signal(t[i].tid)) {
 			t[i].deferred = true;
@@ -423,9 +421,7 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 		return;
 	dump_no++;
 	write_stall(why, n, age_ns, t0);
-	ht__net_dump();
-	ht__cuda_dump();
-	ht__nccl_dump();
+	ht_families_dump();
 	if (ht_arena_open(&a, ARENA_SIZE) < 0) {
 		ht_ev_warning("dump incomplete: no memory for the stacks");
 		return;

@@ -332,25 +332,6 @@ struct ht_call {
 void ht_call_enter(struct ht_call *c, int hook);
 void ht_call_leave(struct ht_call *c, int64_t result);
 
-/* Family callbacks run by a dump, in the watchdog thread: extra lines. */
-void ht__net_dump(void);
-void ht__cuda_dump(void);
-void ht__nccl_dump(void);
-
-/* Family callbacks run once at activation, in normal context (the hooks/ files). */
-void ht__net_activate(void);
-void ht__nccl_activate(void);
-/* Family callbacks run in a forked child before anything else. */
-void ht__net_fork_child(void);
-void ht__nccl_fork_child(void);
-void ht__cuda_fork_child(void);
-/* Asked by a dump before it signals thread tid to unwind it: false when
- * the signal would make the application fail (hooks/net.c). */
-bool ht__net_dump_may_signal(pid_t tid);
-/* Called by close/dup2/dup3 before fd is closed or replaced, and by
- * close_range/closefrom for the range. */
-void ht__net_fd_closing(int fd);
-void ht__net_fd_range_closing(unsigned int first, unsigned int last);
 /* Names of the NCCL ops, data types and reduction ops in ring entries. */
 const char *ht_nccl_op_name(int op);
 const char *ht_nccl_dtype_name(int dtype);

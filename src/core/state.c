@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "families.h"
 #include "procfs.h"
 #include "real.h"
 
@@ -129,8 +130,7 @@ static void activate_locked(enum ht_reason why)
 		exit_registered = true;
 	if (!atfork_registered && pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
 		atfork_registered = true;
-	ht__net_activate();
-	ht__nccl_activate();
+	ht_families_activate();
 	if (why != HT_REASON_FORK && ht_watchdog_start() < 0)
 		ht_ev_warning("could not start the watchdog thread: no stall dumps");
 }
