@@ -21,35 +21,6 @@
 #include "procfs.h"
 #include "real.h"
 
-static void fork_child(pid_t parent, bool cuda)
-{
-	ht_tls.tid = 0;
-	ht_tls.slot = NULL;
-	ht_tls.hook_depth = 0;
-	ht_tls.nccl_depth = 0;
-	ht_g.pid = getpid();
-	atomic_store(&ht_g.main_pthread, (uint64_t)pthread_self());	/* the forking thread */
-	ht_g.fork_parent = parent;
-	ht_g.cuda_inherited = cuda;
-	atomic_store(&ht_g.cuda_initialized, false);
-	atomic_store(&ht_g.gpu_activity, false);
-	ht_inflight_reset(&ht_g.inflight);
-	atomic_store(&ht_g.ring.next, 0);
-	for (size_t i = 0; i < HT_ARRAY_SIZE(ht_g.call_lines); i++)
-		atomic_store(&ht_g.call_lines[i], 0);
-	ht_watchdog_forget();
-	ht_families_fork_child();
-	ht_phases_reset(&ht_g.phases, ht_now());
-	if (ht_trace_reopen_child() < 0) {
-		atomic_store(&ht_g.state, HT_OFF);
-		return;
-	}
-	char buf[256];
-	struct ht_jw w;
-	if (ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_LAUNCH, HT_BEGIN))
-		ht_ev_emit(&w);
-}
-
 /* True when the watchdog is the only thread besides the caller, so that a
  * process which checks its thread count at fork (Python 3.12's warning)
  * would count it. */
@@ -81,7 +52,7 @@ HT_EXPORT pid_t fork(void)
 	pid_t pid = ht_real.fork();
 	int saved = errno;
 	if (pid == 0) {
-		fork_child(parent, cuda);
+		ht_fork_child(parent, cuda);
 	} else {
 		if (park)
 			atomic_store(&ht_g.watchdog_parked, true);

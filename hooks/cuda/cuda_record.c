@@ -18,8 +18,8 @@
 
 #include "cuda.h"
 #include "cudafacts.h"
+#include "env.h"
 
-extern char **environ;
 
 #define ERROR_LINES_PER_HOOK 8	/* cuda error lines per wrapped function */
 #define INIT_LINES 8		/* cuda lines for cuInit calls after the first */
@@ -157,7 +157,7 @@ static void read_visible(void)
 {
 	if (atomic_load(&cu.visible_read))
 		return;
-	const char *v = ht_env_get(environ, "CUDA_VISIBLE_DEVICES");
+	const char *v = ht_env(HT_ENV_CUDA_VISIBLE_DEVICES);
 	cu.visible_set = v != NULL;
 	if (v != NULL)
 		ht_strlcpy(cu.visible, v, sizeof(cu.visible));

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "net.h"
 #include "nccl.h"
 
@@ -44,7 +45,7 @@ static void nccl_log_env(void)
 	char dir[sizeof(ht_g.trace_path)], path[sizeof(ht_g.trace_path) + 64];
 	size_t n;
 
-	if (getenv("NCCL_DEBUG") != NULL)
+	if (ht_env(HT_ENV_NCCL_DEBUG) != NULL)
 		return;
 	n = ht_strlcpy(dir, ht_g.trace_path, sizeof(dir));
 	while (n > 0 && dir[n - 1] != '/')

@@ -111,23 +111,6 @@ static void init_done(const struct ht_ncomm_facts *f, ht_nccl_comm_t comm, int r
 	}
 }
 
-static void learn_identity(const struct ht_ncomm_facts *f)
-{
-	char buf[256];
-	struct ht_jw w;
-
-	if (ht_g.id.rank >= 0 || f->rank < 0 || f->nranks <= 0)
-		return;
-	ht_g.id.rank = f->rank;
-	ht_g.id.world_size = f->nranks;
-	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_IDENTITY);
-	ht_jw_int(&w, "rank", f->rank);
-	ht_jw_int(&w, "world_size", f->nranks);
-	ht_jw_int_or_null(&w, "local_rank", ht_g.id.local_rank, ht_g.id.local_rank >= 0);
-	ht_jw_str(&w, "source", "nccl");
-	ht_ev_emit(&w);
-}
-
 static void begin_lines(const struct init_call *ic)
 {
 	char buf[4096];
@@ -177,7 +160,7 @@ static void init_start(struct init_call *ic)
 	if (ic->f.hook == HT_HOOK_ID_ncclCommInitRank ||
 	    ic->f.hook == HT_HOOK_ID_ncclCommInitRankConfig ||
 	    ic->f.hook == HT_HOOK_ID_ncclCommInitRankScalable)
-		learn_identity(&ic->f);
+		ht_identity_learned(ic->f.rank, ic->f.nranks, "nccl");
 	if (ic->f.have_id)
 		ht__nccl_note_root(&ic->f.id);
 	begin_lines(ic);

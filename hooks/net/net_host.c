@@ -18,10 +18,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "ht.h"
 #include "net.h"
 
-extern char **environ;
 
 #define MAX_IFACES 64
 #define MAX_RESOLVED 16
@@ -77,9 +77,10 @@ static void resolve(const char *what, const char *name, int port, enum ht_net_ro
 }
 
 /* A "host[:port]" variable: resolved, its addresses endpoints of role. */
-static void resolve_hostport(const char *var, int default_port, enum ht_net_role role)
+static void resolve_hostport(enum ht_envvar ev, int default_port, enum ht_net_role role)
 {
-	const char *v = ht_env_get(environ, var);
+	const char *var = ht_env_name(ev);
+	const char *v = ht_env(ev);
 	char host[256];
 	int port;
 
@@ -98,8 +99,8 @@ static void resolve_hostport(const char *var, int default_port, enum ht_net_role
 
 static void resolve_env(void)
 {
-	const char *addr = ht_env_get(environ, "MASTER_ADDR");
-	const char *ports = ht_env_get(environ, "MASTER_PORT");
+	const char *addr = ht_env(HT_ENV_MASTER_ADDR);
+	const char *ports = ht_env(HT_ENV_MASTER_PORT);
 	int64_t port = -1;
 
 	if (addr != NULL && addr[0] != '\0') {
@@ -117,9 +118,9 @@ static void resolve_env(void)
 		resolve("MASTER_ADDR", host, (int)port, HT_ROLE_RENDEZVOUS);
 	}
 	/* torchrun's --rdzv-endpoint, as its environment form; c10d's default port. */
-	resolve_hostport("PET_RDZV_ENDPOINT", 29400, HT_ROLE_RENDEZVOUS);
-	resolve_hostport("NCCL_COMM_ID", -1, HT_ROLE_NCCL_BOOTSTRAP);
-	resolve_hostport("JAX_COORDINATOR_ADDRESS", -1, HT_ROLE_JAX_COORDINATOR);
+	resolve_hostport(HT_ENV_PET_RDZV_ENDPOINT, 29400, HT_ROLE_RENDEZVOUS);
+	resolve_hostport(HT_ENV_NCCL_COMM_ID, -1, HT_ROLE_NCCL_BOOTSTRAP);
+	resolve_hostport(HT_ENV_JAX_COORDINATOR_ADDRESS, -1, HT_ROLE_JAX_COORDINATOR);
 
 	char name[256];
 	if (gethostname(name, sizeof(name)) == 0) {
@@ -185,14 +186,15 @@ static void write_ifaces(struct ht_jw *w, struct ifaddrs *ifa, const struct ifac
 }
 
 /*
- * Marks in sel the interfaces the variable var selects under its rule
+ * Marks in sel the interfaces the variable ev selects under its rule
  * (NULL when var is unset) and warns when it selects none: NCCL then fails
  * or falls back, gloo fails. Returns the variable's value.
  */
-static const char *match_ifaces(const char *var, const struct iface *ifs, int n, bool *sel,
+static const char *match_ifaces(enum ht_envvar ev, const struct iface *ifs, int n, bool *sel,
 				bool (*selects)(const char *, const char *))
 {
-	const char *spec = ht_env_get(environ, var);
+	const char *var = ht_env_name(ev);
+	const char *spec = ht_env(ev);
 	int hits = 0;
 
 	for (int k = 0; k < n; k++) {
@@ -253,8 +255,8 @@ static void host_line(void)
 	if (getifaddrs(&ifa) == 0)
 		n = list_ifaces(ifa, ifs, MAX_IFACES);
 	/* Warnings first, so lines stay in time order. */
-	const char *nspec = match_ifaces("NCCL_SOCKET_IFNAME", ifs, n, nsel, ht_nccl_ifname_selects);
-	const char *gspec = match_ifaces("GLOO_SOCKET_IFNAME", ifs, n, gsel, ht_gloo_ifname_selects);
+	const char *nspec = match_ifaces(HT_ENV_NCCL_SOCKET_IFNAME, ifs, n, nsel, ht_nccl_ifname_selects);
+	const char *gspec = match_ifaces(HT_ENV_GLOO_SOCKET_IFNAME, ifs, n, gsel, ht_gloo_ifname_selects);
 	ht_ev_begin(&w, host_buf, sizeof(host_buf), HT_EV_HOST);
 	if (gethostname(name, sizeof(name)) != 0)
 		name[0] = '\0';

@@ -18,6 +18,15 @@ const char *ht_env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
+bool ht_identity_learn(struct ht_identity *id, int64_t rank, int64_t world_size)
+{
+	if (id->rank >= 0 || rank < 0 || world_size <= 0)
+		return false;
+	id->rank = rank;
+	id->world_size = world_size;
+	return true;
+}
+
 /* One launcher: where rank, size and local rank live. */
 struct source {
 	const char *launcher;

@@ -127,6 +127,9 @@ struct ht_identity {
  * HANGTRACE_* overrides already in o (SPEC section 3). */
 void ht_identity_from_env(char *const *envp, const struct ht_options *o,
 			  struct ht_identity *id);
+/* A rank identity learned after load (from ncclCommInitRank): fills in id
+ * and returns true when id had no rank and the pair is valid. */
+bool ht_identity_learn(struct ht_identity *id, int64_t rank, int64_t world_size);
 /* The value of name in envp, or NULL (no getenv: usable before libc init). */
 const char *ht_env_get(char *const *envp, const char *name);
 
@@ -288,8 +291,19 @@ enum ht_reason { HT_REASON_IDENTITY, HT_REASON_CUDA, HT_REASON_NCCL, HT_REASON_F
 bool ht_activate(enum ht_reason why);
 
 /* Switches the library off for good after an internal failure: every hook
- * passes through from now on. */
+ * passes through from now on. The one way to HT_OFF after load; why (or
+ * NULL) is written as a warning when the trace was open. */
 void ht_disable(const char *why);
+
+/* In a forked child, first thing (hooks/proc.c): the core state that was
+ * the parent's (this thread's slot, the in-flight calls, the ring, the
+ * call counts, the watchdog), then the families' (hooks/families.h); then
+ * the child's own trace file and its launch line. */
+void ht_fork_child(pid_t parent, bool cuda_initialized);
+
+/* A rank identity learned from a communicator (ncclCommInitRank): taken
+ * when the environment gave none, with an identity line naming source. */
+void ht_identity_learned(int64_t rank, int64_t world_size, const char *source);
 
 /* ---- writer.c: trace lines -------------------------------------------------- */
 

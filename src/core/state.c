@@ -114,7 +114,7 @@ static void activate_locked(enum ht_reason why)
 	if (rc < 0) {
 		ht_say("not tracing: cannot create ", ht_g.trace_path[0] != '\0' ?
 		       ht_g.trace_path : ht_g.opt.dir, open_failure(-rc));
-		atomic_store(&ht_g.state, HT_OFF);
+		ht_disable(NULL);
 		return;
 	}
 	for (int i = 0; i < ht_g.opt.nwarnings; i++)
@@ -155,6 +155,47 @@ bool ht_activate(enum ht_reason why)
 	pthread_mutex_unlock(&act_lock);
 	ht_tls.depth--;
 	return ht_active();
+}
+
+void ht_fork_child(pid_t parent, bool cuda)
+{
+	ht_tls.tid = 0;
+	ht_tls.slot = NULL;
+	ht_tls.hook_depth = 0;
+	ht_tls.nccl_depth = 0;
+	ht_g.pid = getpid();
+	atomic_store(&ht_g.main_pthread, (uint64_t)pthread_self());	/* the forking thread */
+	ht_g.fork_parent = parent;
+	ht_g.cuda_inherited = cuda;
+	atomic_store(&ht_g.cuda_initialized, false);
+	atomic_store(&ht_g.gpu_activity, false);
+	ht_inflight_reset(&ht_g.inflight);
+	atomic_store(&ht_g.ring.next, 0);
+	for (size_t i = 0; i < HT_ARRAY_SIZE(ht_g.call_lines); i++)
+		atomic_store(&ht_g.call_lines[i], 0);
+	ht_watchdog_forget();
+	ht_families_fork_child();
+	ht_phases_reset(&ht_g.phases, ht_now());
+	if (ht_trace_reopen_child() < 0) {
+		ht_disable(NULL);
+		return;
+	}
+	launch_line();
+}
+
+void ht_identity_learned(int64_t rank, int64_t world_size, const char *source)
+{
+	char buf[256];
+	struct ht_jw w;
+
+	if (!ht_identity_learn(&ht_g.id, rank, world_size))
+		return;
+	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_IDENTITY);
+	ht_jw_int(&w, "rank", rank);
+	ht_jw_int(&w, "world_size", world_size);
+	ht_jw_int_or_null(&w, "local_rank", ht_g.id.local_rank, ht_g.id.local_rank >= 0);
+	ht_jw_str(&w, "source", source);
+	ht_ev_emit(&w);
 }
 
 /* An exec'd image of a traced process continues its file even without a
