@@ -38,6 +38,13 @@ void ht_families_dump(void)
 			families[i]->dump();
 }
 
+void ht_families_dump_end(struct ht_jw *w)
+{
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (families[i]->dump_end != NULL)
+			families[i]->dump_end(w);
+}
+
 bool ht_families_may_signal(pid_t tid)
 {
 	for (size_t i = 0; i < NFAMILIES; i++)

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+struct ht_jw;
+
 struct ht_family {
 	const char *name;
 	/* Activation, once, in normal context (may allocate, block on the
@@ -23,6 +25,8 @@ struct ht_family {
 	/* The family's part of a dump, in the watchdog thread, after the
 	 * stall line and before the threads' stacks. */
 	void (*dump)(void);
+	/* The family's fields of the dump's last line (dump_end), in w. */
+	void (*dump_end)(struct ht_jw *w);
 	/* Asked by a dump before it signals thread tid to unwind it: false
 	 * when the signal would make the application fail. */
 	bool (*may_signal)(pid_t tid);
@@ -45,6 +49,7 @@ struct ht_family {
 void ht_families_activate(void);
 void ht_families_fork_child(void);
 void ht_families_dump(void);
+void ht_families_dump_end(struct ht_jw *w);
 bool ht_families_may_signal(pid_t tid);
 void ht_families_fd_closing(int fd);
 void ht_families_fd_range_closing(unsigned int first, unsigned int last);

@@ -125,6 +125,7 @@ void ht__nccl_init_abandoned(struct ht_ncomm *e, ht_nccl_comm_t comm, const char
 void ht__nccl_activate(void);		/* nccl.c */
 void ht__nccl_fork_child(void);		/* nccl.c */
 void ht__nccl_dump(void);		/* nccl_dump.c */
+void ht__nccl_dump_end(struct ht_jw *w);	/* nccl_dump.c */
 void *ht__nccl_dlsym(void *handle, const char *name, void *found);	/* nccl_real.c */
 void ht__nccl_real_fork_child(void);	/* nccl_real.c */
 

@@ -177,3 +177,27 @@ void ht__nccl_dump(void)
 	comm_lines();
 	observability();
 }
+
+static void ring_entry(const struct ht_coll *c, void *arg)
+{
+	struct ht_jw *w = arg;
+	ht_jw_obj_begin(w, NULL);
+	ht_jw_hex(w, "comm", c->comm);
+	ht_jw_uint(w, "seq", c->seq);
+	ht_jw_str(w, "op", ht_nccl_op_name(c->op));
+	ht_jw_uint(w, "count", c->count);
+	ht_jw_str(w, "dtype", ht_nccl_dtype_name(c->dtype));
+	ht_jw_str(w, "redop", c->redop >= 0 ? ht_nccl_redop_name(c->redop) : NULL);
+	ht_jw_int(w, "peer", c->peer);
+	ht_jw_secs(w, "mono", c->mono_ns);
+	ht_jw_end(w);
+}
+
+/* The last collectives of the ring (src/core/ring.c), in the dump_end line. */
+void ht__nccl_dump_end(struct ht_jw *w)
+{
+	ht_jw_arr_begin(w, "collectives");
+	uint64_t total = ht_ring_walk(&ht_g.ring, ring_entry, w);
+	ht_jw_end(w);
+	ht_jw_uint(w, "collectives_total", total);
+}

@@ -11,6 +11,7 @@ const struct ht_family ht_family_nccl = {
 	.activate = ht__nccl_activate,
 	.fork_child = ht__nccl_fork_child,
 	.dump = ht__nccl_dump,
+	.dump_end = ht__nccl_dump_end,
 	.dlsym_prefixes = dlsym_prefixes,
 	.dlsym = ht__nccl_dlsym,
 };

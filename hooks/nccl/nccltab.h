@@ -36,6 +36,11 @@ enum ht_nccl_op {
 	HT_NCCL_OP_COUNT
 };
 
+/* Names of the NCCL ops, data types and reduction ops in ring entries. */
+const char *ht_nccl_op_name(int op);
+const char *ht_nccl_dtype_name(int dtype);
+const char *ht_nccl_redop_name(int redop);
+
 /* Reduction ops at or above this value were made by
  * ncclRedOpCreatePreMulSum; the ring stores them as this value. */
 #define HT_NCCL_REDOP_CUSTOM 5

@@ -341,25 +341,6 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 	ht_ev_emit(&w);
 }
 
-struct ring_ctx {
-	struct ht_jw *w;
-};
-
-static void ring_entry(const struct ht_coll *c, void *arg)
-{
-	struct ht_jw *w = ((struct ring_ctx *)arg)->w;
-	ht_jw_obj_begin(w, NULL);
-	ht_jw_hex(w, "comm", c->comm);
-	ht_jw_uint(w, "seq", c->seq);
-	ht_jw_str(w, "op", ht_nccl_op_name(c->op));
-	ht_jw_uint(w, "count", c->count);
-	ht_jw_str(w, "dtype", ht_nccl_dtype_name(c->dtype));
-	ht_jw_str(w, "redop", c->redop >= 0 ? ht_nccl_redop_name(c->redop) : NULL);
-	ht_jw_int(w, "peer", c->peer);
-	ht_jw_secs(w, "mono", c->mono_ns);
-	ht_jw_end(w);
-}
-
 static void write_io(struct ht_jw *w)
 {
 	static const char *const keys[] = { "rchar", "wchar", "syscr", "syscw",
@@ -387,7 +368,8 @@ static void write_io(struct ht_jw *w)
 static void write_end(struct ht_arena *a, int64_t t0, size_t threads, size_t unanswered,
 		      const char *py)
 {
-	/* The ring may be 4096 entries: this line gets a buffer of its own. */
+	/* The families' fields (the NCCL ring: 4096 entries) may be long:
+	 * this line gets a buffer of its own. */
 	size_t cap = 1u << 20;
 	char *buf = ht_arena_alloc(a, cap);
 	struct ht_jw w;
@@ -404,11 +386,7 @@ static void write_end(struct ht_arena *a, int64_t t0, size_t threads, size_t una
 	if (py != NULL)
 		ht_jw_str(&w, "python", py);
 	write_io(&w);
-	struct ring_ctx ctx = { &w };
-	ht_jw_arr_begin(&w, "collectives");
-	uint64_t total = ht_ring_walk(&ht_g.ring, ring_entry, &ctx);
-	ht_jw_end(&w);
-	ht_jw_uint(&w, "collectives_total", total);
+	ht_families_dump_end(&w);
 	ht_ev_emit(&w);
 }
 

@@ -346,10 +346,6 @@ struct ht_call {
 void ht_call_enter(struct ht_call *c, int hook);
 void ht_call_leave(struct ht_call *c, int64_t result);
 
-/* Names of the NCCL ops, data types and reduction ops in ring entries. */
-const char *ht_nccl_op_name(int op);
-const char *ht_nccl_dtype_name(int dtype);
-const char *ht_nccl_redop_name(int redop);
 
 /* ---- watchdog.c -------------------------------------------------------------- */
 
