@@ -16,9 +16,13 @@ PYTHON ?= /usr/bin/python3
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 	-Wwrite-strings -fno-common -Werror
 # src/base: plain modules the command shares; src/core: the runtime; hooks/:
-# the interposed list and one folder per API family (doc/architecture.md).
+# the interposed list, the family table and one folder per API family
+# (doc/architecture.md). The command sees only include/ and src/base;
+# scripts/check-deps.sh checks the direction of every include.
 INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) $(addprefix -I,$(INC_DIRS))
+CLI_INC_DIRS := include src/base src/cli
+STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN)
+BASE_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(INC_DIRS))
 OPT ?= -O2
 
 # The library: position independent, everything hidden but the hooks, our
@@ -47,7 +51,7 @@ CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 # The command.
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
-CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli $(JANSSON_CFLAGS)
+CLI_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(CLI_INC_DIRS)) $(OPT) $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
 CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c)) \
 	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c)
@@ -77,7 +81,14 @@ $(B)/obj/proto/%.o: hooks/cuda/%.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include -Ihooks -MMD -MP -c -o $@ $<
 
-$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map $(PROTO_CHECKS)
+# The direction of dependencies (scripts/check-deps.sh), checked whenever a
+# source or header changes.
+$(B)/deps.ok: $(LIB_SRCS) $(CLI_SRCS) $(wildcard include/*.h src/*/*.h src/*/*.def src/cli/*/*.h \
+		hooks/*.h hooks/*.def hooks/*/*.h) scripts/check-deps.sh | $(B)
+	@scripts/check-deps.sh
+	@touch $@
+
+$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map $(PROTO_CHECKS) $(B)/deps.ok
 	$(CC) $(LIB_LDFLAGS) -o $@ $(LIB_OBJS)
 	@scripts/check-lib.sh $@
 
@@ -91,7 +102,7 @@ $(B)/obj/lib/%.o: %.c $(B)/lib.flags | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/hangtrace: $(CLI_OBJS)
+$(B)/hangtrace: $(CLI_OBJS) $(B)/deps.ok
 	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm
 
 $(B)/obj/cli/%.o: %.c | deps

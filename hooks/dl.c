@@ -9,9 +9,10 @@
  */
 #include <dlfcn.h>
 
+#include "common.h"
 #include "families.h"
-#include "ht.h"
 #include "real.h"
+#include "state.h"
 
 static void *lookup(void *handle, const char *name)
 {

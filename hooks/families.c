@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "families.h"
+#include "jsonw.h"
 
 static const struct ht_family *const families[] = {
 #define HT_FAMILY(f) &ht_family_##f,

@@ -44,6 +44,7 @@ struct ht_family {
 
 #define HT_FAMILY(f) extern const struct ht_family ht_family_##f;
 #include "families.def"
+#include "jsonw.h"
 #undef HT_FAMILY
 
 void ht_families_activate(void);

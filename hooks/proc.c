@@ -16,10 +16,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "common.h"
 #include "families.h"
-#include "ht.h"
+#include "jsonw.h"
 #include "procfs.h"
 #include "real.h"
+#include "signals.h"
+#include "state.h"
+#include "watchdog.h"
+#include "writer.h"
 
 /* True when the watchdog is the only thread besides the caller, so that a
  * process which checks its thread count at fork (Python 3.12's warning)

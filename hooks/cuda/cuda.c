@@ -26,8 +26,12 @@
 #include <link.h>
 #include <string.h>
 
+#include "common.h"
 #include "cuda.h"
 #include "cudafacts.h"
+#include "hook_types.h"
+#include "real.h"
+#include "state.h"
 
 /* The variants, by index; generated, never counted by hand. */
 enum cu_variant {

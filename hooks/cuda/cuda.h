@@ -11,7 +11,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "ht.h"
+#include "events.h"
+#include "hook_types.h"
 #include "real.h"
 
 /*

@@ -16,9 +16,20 @@
 #include <link.h>
 #include <string.h>
 
+#include "clock.h"
+#include "common.h"
 #include "cuda.h"
 #include "cudafacts.h"
 #include "env.h"
+#include "events.h"
+#include "fmt.h"
+#include "hook_types.h"
+#include "inflight.h"
+#include "jsonw.h"
+#include "phase.h"
+#include "real.h"
+#include "state.h"
+#include "writer.h"
 
 
 #define ERROR_LINES_PER_HOOK 8	/* cuda error lines per wrapped function */

@@ -17,9 +17,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "common.h"
 #include "env.h"
-#include "net.h"
+#include "events.h"
+#include "fmt.h"
+#include "hook_types.h"
+#include "inflight.h"
+#include "jsonw.h"
 #include "nccl.h"
+#include "ncclid.h"
+#include "nccltab.h"
+#include "net.h"
+#include "real.h"
+#include "state.h"
+#include "writer.h"
 
 _Atomic bool ht__nccl_seen;
 struct ht_ncomms ht__nccl_comms;

@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ht.h"
+#include "hook_types.h"
+#include "inflight.h"
+#include "jsonw.h"
+#include "ncclid.h"
 #include "nccltab.h"
 #include "real.h"
 

@@ -9,8 +9,19 @@
  * collective of a training job: thread-locals, atomics and the coarse clock
  * only; no lock, no allocation, no system call (SPEC section 9: <= 25 ns).
  */
+#include "clock.h"
+#include "common.h"
 #include "cuda.h"
+#include "events.h"
+#include "hook_types.h"
+#include "jsonw.h"
 #include "nccl.h"
+#include "nccltab.h"
+#include "phase.h"
+#include "real.h"
+#include "ring.h"
+#include "state.h"
+#include "writer.h"
 
 static _Atomic bool issued;	/* a collective returned in this process */
 

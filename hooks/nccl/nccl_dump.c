@@ -16,8 +16,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "common.h"
 #include "elfsym.h"
+#include "jsonw.h"
 #include "nccl.h"
+#include "nccltab.h"
+#include "real.h"
+#include "ring.h"
+#include "state.h"
+#include "writer.h"
 
 static const char *const state_names[] = { "ready", "pending", "group", "failed" };
 

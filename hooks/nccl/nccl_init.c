@@ -13,7 +13,18 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "clock.h"
+#include "common.h"
+#include "events.h"
+#include "hook_types.h"
+#include "jsonw.h"
 #include "nccl.h"
+#include "nccl_config.h"
+#include "ncclid.h"
+#include "nccltab.h"
+#include "real.h"
+#include "state.h"
+#include "writer.h"
 
 struct init_call {
 	struct ht_ncomm_facts f;

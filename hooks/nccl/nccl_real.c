@@ -16,7 +16,12 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "common.h"
+#include "fmt.h"
+#include "hook_types.h"
 #include "nccl.h"
+#include "real.h"
+#include "state.h"
 
 struct ht_nccl_provider ht__nccl_prov;
 

@@ -11,8 +11,8 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "ht.h"
 #include "ncclid.h"
+#include "netfacts.h"
 
 uint64_t ht_fnv1a64(const void *p, size_t n)
 {

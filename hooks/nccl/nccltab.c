@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "common.h"
 #include "nccltab.h"
 
 static const char *const op_names[] = {

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ht.h"
+#include "inflight.h"
 #include "ncclid.h"
 
 /* Collective and point-to-point operations: ring op codes and names. */

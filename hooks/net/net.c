@@ -19,10 +19,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ht.h"
+#include "clock.h"
+#include "common.h"
+#include "events.h"
+#include "fmt.h"
+#include "jsonw.h"
 #include "net.h"
+#include "netfacts.h"
+#include "phase.h"
 #include "procfs.h"
 #include "real.h"
+#include "state.h"
+#include "writer.h"
 
 /* Sockets are followed by descriptor number up to this one. */
 #define MAX_FD 16384

@@ -19,8 +19,11 @@
 #include <unistd.h>
 
 #include "env.h"
-#include "ht.h"
+#include "fmt.h"
+#include "jsonw.h"
 #include "net.h"
+#include "netfacts.h"
+#include "writer.h"
 
 
 #define MAX_IFACES 64

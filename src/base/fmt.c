@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ht.h"
+#include "fmt.h"
 
 size_t ht_fmt_u64(char *out, uint64_t v)
 {

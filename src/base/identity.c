@@ -6,7 +6,10 @@
  */
 #include <string.h>
 
-#include "ht.h"
+#include "common.h"
+#include "fmt.h"
+#include "identity.h"
+#include "options.h"
 
 const char *ht_env_get(char *const *envp, const char *name)
 {

@@ -8,7 +8,8 @@
  */
 #include <string.h>
 
-#include "ht.h"
+#include "fmt.h"
+#include "jsonw.h"
 
 /* Room kept at the end for the closers, ,"truncated":true and the newline. */
 #define RESERVE (HT_JW_MAX_DEPTH + 24)

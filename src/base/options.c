@@ -7,7 +7,9 @@
  */
 #include <string.h>
 
-#include "ht.h"
+#include "clock.h"
+#include "fmt.h"
+#include "options.h"
 
 enum opt_kind { OPT_PATH, OPT_SECONDS, OPT_ON_STALL, OPT_COUNT, OPT_BOOL };
 

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "procfs.h"
 
 ssize_t ht_read_file(const char *path, char *buf, size_t cap)

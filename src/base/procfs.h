@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * procfs.h: small readers of /proc and of our own trace file, shared by the
- * writer, the header and the dump. All use open/read/close only: no stdio,
+ * procfs.h: small readers of /proc and of our own trace file (procfs.c),
+ * shared by the library's writer, header and dump and by the command. All use open/read/close only: no stdio,
  * no malloc, so they may run in the dump path and in forked children.
  */
 #ifndef HT_PROCFS_H
@@ -10,8 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-#include "ht.h"
 
 /* Reads at most cap-1 bytes of path into buf, NUL-terminated; length or -errno. */
 ssize_t ht_read_file(const char *path, char *buf, size_t cap);
@@ -32,11 +30,5 @@ bool ht_read_stat(const char *path, struct ht_stat *st);
 void ht_boot_id(char out[40]);
 /* True when the last header of the trace file at path names this process. */
 bool ht_proc_trace_matches(const char *path, pid_t pid);
-
-/* header.c */
-void ht_proc_write_header(enum ht_reason why);
-void ht_proc_write_exec(void);
-/* One "hangtrace[pid]: a b c" line on stderr. */
-void ht_say(const char *a, const char *b, const char *c);
 
 #endif

@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "ht.h"
+#include "common.h"
+#include "redact.h"
 
 static const char *const allowed_prefixes[] = {
 	"CUDA_", "NCCL_", "TORCH_", "MASTER_", "SLURM_", "OMPI_", "PMI", "GLOO_",

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ht.h"
 #include "procfs.h"
 
 struct target {

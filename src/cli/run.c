@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ht.h"
+#include "common.h"
+#include "fmt.h"
+#include "identity.h"
+#include "options.h"
 
 extern char **environ;
 

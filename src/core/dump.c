@@ -15,12 +15,22 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "common.h"
+#include "dump.h"
 #include "elfsym.h"
 #include "families.h"
+#include "fmt.h"
+#include "hangtrace.h"
+#include "inflight.h"
+#include "jsonw.h"
 #include "procfs.h"
 #include "pystack.h"
 #include "real.h"
+#include "signals.h"
+#include "state.h"
 #include "unwind.h"
+#include "writer.h"
 
 #define ARENA_SIZE (64u << 20)		/* reserved, touched only as used */
 #define ANSWER_WAIT_NS (60 * 1000000LL)	/* the bound on unanswered threads */

@@ -16,8 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "elfsym.h"
-#include "ht.h"
 #include "procfs.h"
 
 int ht_arena_open(struct ht_arena *a, size_t cap)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* env.c: the variables of other programs the library reads (core/env.h). */
+#include <stddef.h>
+
 #include "env.h"
-#include "ht.h"
+#include "identity.h"
 
 extern char **environ;
 

@@ -10,8 +10,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ht.h"
+#include "clock.h"
+#include "common.h"
+#include "events.h"
+#include "hangtrace.h"
+#include "inflight.h"
+#include "jsonw.h"
+#include "phase.h"
 #include "real.h"
+#include "state.h"
+#include "watchdog.h"
+#include "writer.h"
 
 #define CALL_LINES_PER_HOOK 8
 

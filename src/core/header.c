@@ -10,7 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "hangtrace.h"
+#include "header.h"
+#include "identity.h"
+#include "jsonw.h"
 #include "procfs.h"
+#include "redact.h"
+#include "state.h"
+#include "writer.h"
 
 extern char **environ;
 

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "ht.h"
+#include "inflight.h"
 
 struct ht_slot *ht_inflight_claim(struct ht_inflight *t, pid_t tid)
 {

@@ -5,7 +5,8 @@
  * threads racing into cuInit record one transition. The watchdog reads
  * current and changed_ns without locks. Async-signal-safe.
  */
-#include "ht.h"
+#include "hangtrace.h"
+#include "phase.h"
 
 void ht_phases_reset(struct ht_phases *p, int64_t now)
 {

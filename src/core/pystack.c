@@ -14,8 +14,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pystack.h"
+#include "elfsym.h"
 #include "procfs.h"
+#include "pystack.h"
 #include "real.h"
 
 typedef const char *(*dump_fn)(int fd, void *interp, void *tstate);

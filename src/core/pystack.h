@@ -6,7 +6,6 @@
 #define HT_PYSTACK_H
 
 #include "elfsym.h"
-#include "ht.h"
 
 struct ht_pythread {
 	uint64_t ident;		/* the thread's pthread_t, as Python prints it */

@@ -11,9 +11,10 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "ht.h"
-#include "real.h"
 #include "abi.h"
+#include "common.h"
+#include "real.h"
+#include "state.h"
 
 struct ht_real_table ht_real;
 

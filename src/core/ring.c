@@ -5,7 +5,7 @@
  * and fills its entry; the number stored last marks the entry complete, so
  * a dump never prints a half-written one. No allocation, no locks.
  */
-#include "ht.h"
+#include "ring.h"
 
 void ht_ring_put(struct ht_ring *r, uint64_t comm, uint32_t seq, uint16_t op,
 		 uint64_t count, int8_t dtype, int8_t redop, int32_t peer, int64_t now)

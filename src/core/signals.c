@@ -14,9 +14,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ht.h"
+#include "clock.h"
+#include "common.h"
+#include "fmt.h"
+#include "jsonw.h"
 #include "real.h"
+#include "signals.h"
+#include "state.h"
 #include "unwind.h"
+#include "watchdog.h"
+#include "writer.h"
 
 /* The tag of our unwind requests in si_value: magic, slot, generation. */
 #define TAG_MAGIC 0x4854ULL

@@ -16,9 +16,22 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "common.h"
+#include "events.h"
 #include "families.h"
+#include "fmt.h"
+#include "identity.h"
+#include "inflight.h"
+#include "jsonw.h"
+#include "options.h"
+#include "phase.h"
 #include "procfs.h"
 #include "real.h"
+#include "signals.h"
+#include "state.h"
+#include "watchdog.h"
+#include "writer.h"
 
 __thread struct ht_tls ht_tls __attribute__((tls_model("initial-exec")));
 struct ht_global ht_g = { .state = HT_OFF, .trace_fd = -1 };

@@ -16,6 +16,7 @@
 
 #include "abi.h"
 #include "real.h"
+#include "state.h"
 #include "unwind.h"
 
 struct ht_uslot ht_uslots[HT_USLOTS];

@@ -12,9 +12,10 @@
 
 #include <pthread.h>
 
-#include "ht.h"
 
 #define HT_USLOTS 1024
+/* Frames kept per thread stack. */
+#define HT_MAX_FRAMES 64
 
 struct ht_uslot {
 	_Atomic pid_t tid;

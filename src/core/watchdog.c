@@ -17,8 +17,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "common.h"
+#include "dump.h"
+#include "fmt.h"
+#include "hangtrace.h"
+#include "inflight.h"
+#include "phase.h"
 #include "procfs.h"
 #include "real.h"
+#include "state.h"
+#include "watchdog.h"
+#include "writer.h"
 
 static pthread_t thread;
 static _Atomic bool running, stopping;

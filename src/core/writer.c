@@ -13,8 +13,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ht.h"
+#include "clock.h"
+#include "common.h"
+#include "fmt.h"
+#include "hangtrace.h"
+#include "header.h"
+#include "jsonw.h"
 #include "procfs.h"
+#include "state.h"
+#include "writer.h"
 
 static _Atomic bool stop_reported;
 /* Identity of our open trace file: a descriptor number the application

@@ -9,7 +9,10 @@
 
 /* Environments are written as string literals. */
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
-#include "ht.h"
+#include "clock.h"
+#include "identity.h"
+#include "options.h"
+#include "redact.h"
 
 START_TEST(defaults)
 {

@@ -6,11 +6,14 @@
  */
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
+#include "hangtrace.h"
 #include "ht_check.h"
-#include "ht.h"
+#include "jsonw.h"
 
 static json_t *parse_line(const char *buf, size_t len)
 {

@@ -6,8 +6,11 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "hangtrace.h"
 #include "ht_check.h"
-#include "ht.h"
+#include "inflight.h"
+#include "phase.h"
+#include "ring.h"
 
 START_TEST(phases_begin_once_end_once)
 {

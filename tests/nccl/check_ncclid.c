@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "ht_check.h"
-#include "ht.h"
 #include "ncclid.h"
+#include "netfacts.h"
 
 /* The id the real NCCL 2.28.9 made on loopback (NCCL_SOCKET_IFNAME=lo). */
 static const unsigned char real_id_head[16] = {
