@@ -73,13 +73,28 @@ $(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.
 	scripts/exports.sh $(CC) hooks/hooks.def > $@.tmp && mv $@.tmp $@
 
 # Prototype checks against the vendor headers where they are installed
-# (hooks/proto_check_*.c): compiled on their own, so that <cuda.h> is the
-# toolkit's and not hooks/cuda.h, and never linked; a mismatch fails make.
-PROTO_CHECKS := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),$(B)/obj/proto/proto_check_cuda.o)
+# (hooks/<family>/proto_check_*.c): compiled on their own, never linked; a
+# prototype of the .def lists that disagrees with $(CUDA_HOME)/include fails
+# make, the compiler naming the function. The CUDA check sees only the
+# toolkit's folder and hooks/ (so <cuda.h> is the toolkit's, not
+# hooks/cuda/cuda.h); the NCCL check reaches the real nccl.h past our
+# hooks/nccl/nccl.h with #include_next (hooks/nccl/proto_nccl_h.h), so
+# hooks/nccl comes before the toolkit's folder. tests/core/abi.sh changes a
+# prototype in a copy of the toolkit's headers and expects make to fail.
+HAVE_CUDA_H := $(wildcard $(CUDA_HOME)/include/cuda.h)
+HAVE_NCCL_H := $(and $(HAVE_CUDA_H),$(wildcard $(CUDA_HOME)/include/nccl.h),$(wildcard $(CUDA_HOME)/include/cuda_runtime.h))
+PROTO_CHECKS := $(if $(HAVE_CUDA_H),$(B)/obj/proto/proto_check_cuda.o) \
+	$(if $(HAVE_NCCL_H),$(B)/obj/proto/proto_check_nccl.o)
+PROTO_FAIL = { echo "make: a prototype of hooks/*.def disagrees with $(CUDA_HOME)/include (the function is named above)" >&2; exit 1; }
 
-$(B)/obj/proto/%.o: hooks/cuda/%.c | deps
+$(B)/obj/proto/proto_check_cuda.o: hooks/cuda/proto_check_cuda.c | deps
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include -Ihooks -MMD -MP -c -o $@ $<
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -I$(CUDA_HOME)/include -Ihooks -MMD -MP -c -o $@ $< || $(PROTO_FAIL)
+
+$(B)/obj/proto/proto_check_nccl.o: hooks/nccl/proto_check_nccl.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -DHT_HAVE_CUDA_H -DHT_HAVE_NCCL_H -Ihooks/nccl -Ihooks \
+		-I$(CUDA_HOME)/include -MMD -MP -c -o $@ $< || $(PROTO_FAIL)
 
 # The direction of dependencies (scripts/check-deps.sh), checked whenever a
 # source or header changes.
@@ -88,9 +103,10 @@ $(B)/deps.ok: $(LIB_SRCS) $(CLI_SRCS) $(wildcard include/*.h src/*/*.h src/*/*.d
 	@scripts/check-deps.sh
 	@touch $@
 
-$(B)/libhangtrace.so: $(LIB_OBJS) $(B)/exports.map $(PROTO_CHECKS) $(B)/deps.ok
+# The checks come first: a header that disagrees fails the build at once.
+$(B)/libhangtrace.so: $(PROTO_CHECKS) $(B)/deps.ok $(LIB_OBJS) $(B)/exports.map
 	$(CC) $(LIB_LDFLAGS) -o $@ $(LIB_OBJS)
-	@scripts/check-lib.sh $@
+	@scripts/check-lib.sh $@ $(B)/exports.map || { rm -f $@; exit 1; }
 
 # Objects depend on the flags they were built with: changing OPT or
 # LIB_OPT rebuilds them (a stale object measured wrong once).

@@ -6,12 +6,15 @@
  * exists; it produces no code. Each hook is declared again with nccl.h's
  * types (a conflicting declaration is an error) and checked by a static
  * assertion; a function the header lacks (an older NCCL) is simply not
- * compared. Also run by hand against nccl.h of 2.14.3, 2.16.5, 2.18.1,
+ * compared. The Makefile builds it only where nccl.h and cuda_runtime.h are
+ * installed, with both HT_HAVE_ flags: without them it is an error, never
+ * a silent pass. Also run by hand against nccl.h of 2.14.3, 2.16.5, 2.18.1,
  * 2.19.3, 2.21.5, 2.23.4, 2.26.2, 2.27.3, 2.28.9, 2.29.7 and 2.30.4 (made
  * from NVIDIA/nccl src/nccl.h.in at each tag): all pass.
  */
-#if defined(HT_HAVE_NCCL_H) && defined(HT_HAVE_CUDA_H) && defined(__has_include)
-#if __has_include(<cuda_runtime.h>)
+#if !defined(HT_HAVE_NCCL_H) || !defined(HT_HAVE_CUDA_H)
+#error "proto_check_nccl.c needs nccl.h and cuda.h (HT_HAVE_NCCL_H, HT_HAVE_CUDA_H)"
+#endif
 
 #include <stddef.h>
 
@@ -64,7 +67,4 @@ SAME_FIELD(netName)
 #if NCCL_VERSION_CODE >= 22700
 SAME_FIELD(commName)
 SAME_FIELD(nvlsCTAs)
-#endif
-
-#endif
 #endif
