@@ -138,10 +138,4 @@ void ht__nccl_real_fork_child(void);	/* nccl_real.c */
 bool ht_nccl_collective_issued(void);
 void ht__nccl_coll_fork_child(void);
 
-/* ---- nccl_dump.c ----------------------------------------------------------- */
-
-/* True when the ELF file at path exports name (defined, global or weak,
- * default visibility) in its dynamic symbol table. open/mmap only. */
-bool ht__elf_exports(const char *path, const char *name);
-
 #endif

@@ -9,12 +9,7 @@
  * the process may be stuck anywhere: no malloc, no dl* calls (a stuck
  * dlopen may hold the loader lock); /proc and ELF files read directly.
  */
-#include <elf.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "common.h"
@@ -67,68 +62,6 @@ static void comm_lines(void)
 	}
 }
 
-static const Elf64_Shdr *section(const unsigned char *b, size_t size, const Elf64_Ehdr *eh,
-				 size_t i)
-{
-	size_t off = eh->e_shoff + i * sizeof(Elf64_Shdr);
-	if (i >= eh->e_shnum || off + sizeof(Elf64_Shdr) > size)
-		return NULL;
-	return (const Elf64_Shdr *)(b + off);
-}
-
-static bool dynsym_has(const unsigned char *b, size_t size, const char *name)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
-
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr))
-		return false;
-	for (size_t i = 0; i < eh->e_shnum; i++) {
-		const Elf64_Shdr *sh = section(b, size, eh, i);
-		if (sh == NULL || sh->sh_type != SHT_DYNSYM || sh->sh_entsize != sizeof(Elf64_Sym))
-			continue;
-		const Elf64_Shdr *str = section(b, size, eh, sh->sh_link);
-		if (str == NULL || sh->sh_offset + sh->sh_size > size ||
-		    str->sh_offset + str->sh_size > size)
-			return false;
-		const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh->sh_offset);
-		size_t n = sh->sh_size / sizeof(Elf64_Sym);
-		size_t len = strlen(name);
-		for (size_t k = 0; k < n; k++) {
-			int bind = ELF64_ST_BIND(sym[k].st_info);
-			int vis = ELF64_ST_VISIBILITY(sym[k].st_other);
-			if (sym[k].st_shndx == SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) ||
-			    (vis != STV_DEFAULT && vis != STV_PROTECTED) ||
-			    sym[k].st_name + len + 1 > str->sh_size)
-				continue;
-			const char *s = (const char *)b + str->sh_offset + sym[k].st_name;
-			if (memcmp(s, name, len + 1) == 0)
-				return true;
-		}
-		return false;
-	}
-	return false;
-}
-
-bool ht__elf_exports(const char *path, const char *name)
-{
-	struct stat st;
-	bool found = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED) {
-			found = dynsym_has(m, (size_t)st.st_size, name);
-			munmap(m, (size_t)st.st_size);
-		}
-	}
-	close(fd);
-	return found;
-}
-
 static bool is_framework(const char *path)
 {
 	const char *b = ht_basename(path);
@@ -163,8 +96,8 @@ static void observability(void)
 	if (framework == NULL)
 		goto out_close;
 	/* Linked in but exported: its calls reach our wrappers, none came yet. */
-	if (ht__elf_exports(framework, "ncclCommInitRank") ||
-	    ht__elf_exports(framework, "pncclCommInitRank"))
+	if (ht_elf_exports(framework, "ncclCommInitRank") ||
+	    ht_elf_exports(framework, "pncclCommInitRank"))
 		goto out_close;
 	char buf[2048];
 	struct ht_jw w;

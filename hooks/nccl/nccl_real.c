@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "elfsym.h"
 #include "fmt.h"
 #include "hook_types.h"
 #include "nccl.h"
@@ -111,41 +112,11 @@ static bool is_libnccl(const char *path)
 	return strncmp(b, "libnccl", 7) == 0 && strstr(b, ".so") != NULL;
 }
 
-struct span_arg {
-	uintptr_t addr, lo, hi;
-};
-
-static int find_span(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	struct span_arg *s = arg;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	bool inside = false;
-
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-		if (s->addr >= a && s->addr < a + ph->p_memsz)
-			inside = true;
-	}
-	if (!inside)
-		return 0;
-	s->lo = lo;
-	s->hi = hi;
-	return 1;
-}
-
 /* Makes the object holding sym the provider. */
 static bool adopt(const void *sym)
 {
 	Dl_info di;
-	struct span_arg s = { (uintptr_t)sym, 0, 0 };
+	uintptr_t lo = 0, hi = 0;
 
 	if (sym == NULL || dladdr(sym, &di) == 0 || di.dli_fname == NULL)
 		return false;
@@ -155,9 +126,9 @@ static bool adopt(const void *sym)
 	prov_handle = h;
 	ht_strlcpy(ht__nccl_prov.path, di.dli_fname, sizeof(ht__nccl_prov.path));
 	ht__nccl_prov.dedicated = is_libnccl(di.dli_fname);
-	dl_iterate_phdr(find_span, &s);
-	ht__nccl_prov.lo = s.lo;
-	ht__nccl_prov.hi = s.hi;
+	ht_object_span(sym, &lo, &hi);
+	ht__nccl_prov.lo = lo;
+	ht__nccl_prov.hi = hi;
 	return true;
 }
 

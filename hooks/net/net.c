@@ -561,9 +561,7 @@ static const long eintr_waits[] = {
 static long current_syscall(pid_t tid)
 {
 	char path[64], buf[128];
-	size_t n = ht_append(path, sizeof(path), 0, "/proc/self/task/");
-	n = ht_append_i64(path, sizeof(path), n, tid);
-	ht_append(path, sizeof(path), n, "/syscall");
+	ht_task_path(path, sizeof(path), tid, "syscall");
 	if (ht_read_file(path, buf, sizeof(buf)) <= 0 || buf[0] < '0' || buf[0] > '9')
 		return -1;
 	long nr = 0;

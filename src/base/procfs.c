@@ -13,6 +13,14 @@
 #include "fmt.h"
 #include "procfs.h"
 
+size_t ht_task_path(char *out, size_t cap, pid_t tid, const char *file)
+{
+	size_t n = ht_append(out, cap, 0, "/proc/self/task/");
+	n = ht_append_i64(out, cap, n, tid);
+	n = ht_append(out, cap, n, "/");
+	return ht_append(out, cap, n, file);
+}
+
 ssize_t ht_read_file(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* "/proc/self/task/<tid>/<file>" into out[cap] (64 bytes hold any); returns
+ * its length. */
+size_t ht_task_path(char *out, size_t cap, pid_t tid, const char *file);
+
 /* Reads at most cap-1 bytes of path into buf, NUL-terminated; length or -errno. */
 ssize_t ht_read_file(const char *path, char *buf, size_t cap);
 

@@ -117,9 +117,7 @@ static void reap_slots(const struct thr *t, size_t n)
 static bool blocks_dump_signal(pid_t tid)
 {
 	char path[64], buf[2048];
-	size_t n = ht_append(path, sizeof(path), 0, "/proc/self/task/");
-	n = ht_append_i64(path, sizeof(path), n, tid);
-	ht_append(path, sizeof(path), n, "/status");
+	ht_task_path(path, sizeof(path), tid, "status");
 	if (ht_read_file(path, buf, sizeof(buf)) <= 0)
 		return false;
 	const char *p = strstr(buf, "\nSigBlk:");
@@ -263,12 +261,10 @@ static void write_frames(struct ht_jw *w, const struct ht_uslot *u, const struct
 static void write_unanswered(struct ht_jw *w, pid_t tid)
 {
 	char path[64], buf[256];
-	size_t n = ht_append(path, sizeof(path), 0, "/proc/self/task/");
-	n = ht_append_i64(path, sizeof(path), n, tid);
-	ht_append(path, sizeof(path), n, "/wchan");
+	ht_task_path(path, sizeof(path), tid, "wchan");
 	ssize_t r = ht_read_file(path, buf, sizeof(buf));
 	ht_jw_str(w, "wchan", r > 0 ? buf : NULL);
-	ht_append(path, sizeof(path), n, "/syscall");
+	ht_task_path(path, sizeof(path), tid, "syscall");
 	r = ht_read_file(path, buf, sizeof(buf));
 	while (r > 0 && buf[r - 1] == '\n')
 		buf[--r] = '\0';
@@ -297,9 +293,7 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 	struct ht_jw w;
 	char path[64];
 	long ticks = sysconf(_SC_CLK_TCK);
-	size_t n = ht_append(path, sizeof(path), 0, "/proc/self/task/");
-	n = ht_append_i64(path, sizeof(path), n, t->tid);
-	ht_append(path, sizeof(path), n, "/stat");
+	ht_task_path(path, sizeof(path), t->tid, "stat");
 	t->have_stat = ht_read_stat(path, &t->st);
 
 	ht_ev_begin(&w, line, sizeof(line), HT_EV_THREAD);

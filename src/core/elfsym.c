@@ -5,11 +5,15 @@
  * address to the file's virtual address through its PT_LOAD headers and
  * looks it up in .symtab (static functions included) or .dynsym. Every
  * offset read from a file is checked against the file's size. No malloc,
- * no stdio, no loader locks.
+ * no stdio, no loader locks. Also the two other ELF questions of the
+ * library: whether a file exports a name (ht_elf_exports, for the NCCL
+ * family's dump) and the span of a loaded object (ht_object_span, for the
+ * resolvers; that one goes through the loader).
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -196,31 +200,36 @@ static const Elf64_Ehdr *ehdr(const struct elf *e)
 	return h;
 }
 
-/* Picks .symtab, else .dynsym, with its string table. */
-static bool find_symtab(struct elf *e)
+/* Picks the first usable symbol table of type want (SHT_SYMTAB or
+ * SHT_DYNSYM), with its string table. */
+static bool find_table(struct elf *e, Elf64_Word want)
 {
 	const Elf64_Ehdr *h = ehdr(e);
 	if (h == NULL || h->e_shentsize != sizeof(Elf64_Shdr) ||
 	    !in_file(e, h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr)))
 		return false;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(e->p + h->e_shoff);
-	for (int want = SHT_SYMTAB; want != 0; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0) {
-		for (unsigned i = 0; i < h->e_shnum; i++) {
-			if (sh[i].sh_type != (Elf64_Word)want || sh[i].sh_link >= h->e_shnum)
-				continue;
-			const Elf64_Shdr *st = &sh[sh[i].sh_link];
-			if (!in_file(e, sh[i].sh_offset, sh[i].sh_size) ||
-			    !in_file(e, st->sh_offset, st->sh_size) ||
-			    sh[i].sh_entsize != sizeof(Elf64_Sym))
-				continue;
-			e->sym = (const Elf64_Sym *)(e->p + sh[i].sh_offset);
-			e->nsym = sh[i].sh_size / sizeof(Elf64_Sym);
-			e->str = (const char *)(e->p + st->sh_offset);
-			e->strsz = st->sh_size;
-			return true;
-		}
+	for (unsigned i = 0; i < h->e_shnum; i++) {
+		if (sh[i].sh_type != want || sh[i].sh_link >= h->e_shnum)
+			continue;
+		const Elf64_Shdr *st = &sh[sh[i].sh_link];
+		if (!in_file(e, sh[i].sh_offset, sh[i].sh_size) ||
+		    !in_file(e, st->sh_offset, st->sh_size) ||
+		    sh[i].sh_entsize != sizeof(Elf64_Sym))
+			continue;
+		e->sym = (const Elf64_Sym *)(e->p + sh[i].sh_offset);
+		e->nsym = sh[i].sh_size / sizeof(Elf64_Sym);
+		e->str = (const char *)(e->p + st->sh_offset);
+		e->strsz = st->sh_size;
+		return true;
 	}
 	return false;
+}
+
+/* Picks .symtab, else .dynsym. */
+static bool find_symtab(struct elf *e)
+{
+	return find_table(e, SHT_SYMTAB) || find_table(e, SHT_DYNSYM);
 }
 
 /* The program headers, checked against the file; NULL when unusable. */
@@ -449,4 +458,68 @@ uintptr_t ht_sym_lookup(const struct ht_maps *m, const char *path, const char *n
 	}
 	elf_close(&e);
 	return addr;
+}
+
+bool ht_elf_exports(const char *path, const char *name)
+{
+	struct elf e;
+	bool found = false;
+	size_t len = strlen(name);
+
+	if (!elf_open(&e, path))
+		return false;
+	if (!find_table(&e, SHT_DYNSYM))
+		e.nsym = 0;
+	for (size_t k = 0; k < e.nsym && !found; k++) {
+		const Elf64_Sym *s = &e.sym[k];
+		int bind = ELF64_ST_BIND(s->st_info);
+		int vis = ELF64_ST_VISIBILITY(s->st_other);
+		if (s->st_shndx == SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) ||
+		    (vis != STV_DEFAULT && vis != STV_PROTECTED) || s->st_name + len + 1 > e.strsz)
+			continue;
+		found = memcmp(e.str + s->st_name, name, len + 1) == 0;
+	}
+	elf_close(&e);
+	return found;
+}
+
+struct span_arg {
+	uintptr_t addr, lo, hi;
+};
+
+static int find_span(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct span_arg *s = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	bool inside = false;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+		if (s->addr >= a && s->addr < a + ph->p_memsz)
+			inside = true;
+	}
+	if (!inside)
+		return 0;
+	s->lo = lo;
+	s->hi = hi;
+	return 1;
+}
+
+bool ht_object_span(const void *addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct span_arg s = { (uintptr_t)addr, 0, 0 };
+
+	if (dl_iterate_phdr(find_span, &s) == 0)
+		return false;
+	*lo = s.lo;
+	*hi = s.hi;
+	return true;
 }

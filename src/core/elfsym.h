@@ -8,6 +8,7 @@
 #ifndef HT_ELFSYM_H
 #define HT_ELFSYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,14 @@ void ht_symbolize(struct ht_arena *a, const struct ht_maps *m, struct ht_symq *q
 /* The runtime address of the function symbol name in the object at path
  * (local symbols too, from .symtab), or 0. */
 uintptr_t ht_sym_lookup(const struct ht_maps *m, const char *path, const char *name);
+/* The span [*lo, *hi) of every PT_LOAD segment of the loaded object that
+ * holds addr (dl_iterate_phdr: takes the loader's lock, not for dumps);
+ * false when no object holds it. */
+bool ht_object_span(const void *addr, uintptr_t *lo, uintptr_t *hi);
+/* True when the ELF file at path exports name (defined, global or weak,
+ * default or protected visibility) in its dynamic symbol table. open/mmap
+ * only: usable in a dump. */
+bool ht_elf_exports(const char *path, const char *name);
 /* The last component of a path. */
 const char *ht_basename(const char *path);
 

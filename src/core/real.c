@@ -13,6 +13,7 @@
 
 #include "abi.h"
 #include "common.h"
+#include "elfsym.h"
 #include "real.h"
 #include "state.h"
 
@@ -50,36 +51,6 @@ void *ht_real_dlsym(void *handle, const char *name)
 	return f != NULL ? f(handle, name) : NULL;
 }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	uintptr_t me = (uintptr_t)arg;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (me >= lo && me < lo + ph->p_memsz) {
-			/* Found our object: record the span of all its segments. */
-			uintptr_t a = UINTPTR_MAX, b = 0;
-			for (int j = 0; j < info->dlpi_phnum; j++) {
-				const ElfW(Phdr) *q = &info->dlpi_phdr[j];
-				if (q->p_type != PT_LOAD)
-					continue;
-				uintptr_t s = info->dlpi_addr + q->p_vaddr;
-				if (s < a)
-					a = s;
-				if (s + q->p_memsz > b)
-					b = s + q->p_memsz;
-			}
-			self_lo = a;
-			self_hi = b;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 bool ht_is_ours(const void *p)
 {
 	uintptr_t a = (uintptr_t)p;
@@ -97,7 +68,12 @@ static void *resolve(const char *name)
 static void resolve_all(void)
 {
 	ht_tls.depth++;
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)&resolve_all);
+	/* Our own object: the span of all its segments. */
+	uintptr_t lo, hi;
+	if (ht_object_span((const void *)(uintptr_t)&resolve_all, &lo, &hi)) {
+		self_lo = lo;
+		self_hi = hi;
+	}
 #define HT_HOOK_LIBC(ret, name, params, args) ht_real.name = (ret (*) params)resolve(#name);
 #define HT_HOOK_CUDA(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args)

@@ -4,6 +4,8 @@
  * from .symtab for static and global functions of this very program and of
  * libc, and lookups by name.
  */
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,6 +79,26 @@ START_TEST(names_from_symtab)
 }
 END_TEST
 
+/* libc exports malloc and not our names; the span of the object holding
+ * malloc holds malloc and free, and no object holds address 16. */
+START_TEST(exports_and_span)
+{
+	Dl_info di;
+	ck_assert(dladdr((void *)(uintptr_t)&malloc, &di) != 0 && di.dli_fname != NULL);
+	ck_assert(ht_elf_exports(di.dli_fname, "malloc"));
+	ck_assert(ht_elf_exports(di.dli_fname, "free"));
+	ck_assert(!ht_elf_exports(di.dli_fname, "ht_elf_exports"));
+	ck_assert(!ht_elf_exports(di.dli_fname, "mallo"));
+	ck_assert(!ht_elf_exports("/nonexistent/libc.so.6", "malloc"));
+	ck_assert(!ht_elf_exports("/proc/self/status", "malloc"));
+
+	uintptr_t lo = 0, hi = 0, m = (uintptr_t)&malloc, f = (uintptr_t)&free;
+	ck_assert(ht_object_span(&malloc, &lo, &hi));
+	ck_assert(lo <= m && m < hi && lo <= f && f < hi);
+	ck_assert(!ht_object_span((const void *)16, &lo, &hi));
+}
+END_TEST
+
 START_TEST(arena_bounds)
 {
 	struct ht_arena a;
@@ -96,6 +118,7 @@ static Suite *elfsym_suite(void)
 	tcase_add_test(tc, maps_parse);
 	tcase_add_test(tc, names_from_symtab);
 	tcase_add_test(tc, arena_bounds);
+	tcase_add_test(tc, exports_and_span);
 	suite_add_tcase(s, tc);
 	return s;
 }
