@@ -185,129 +185,69 @@ static inline ht_cu_result body_cuGetProcAddress_v2(const struct ht_cu_site *s,
 	return r;
 }
 
-/* Binds that name the device. */
-#define BIND_DEV(call, dev)                                        \
-	do {                                                       \
-		struct ht_cu_span sp;                              \
-		if (!ht__cu_bind_begin(&sp, s, dev, NULL))         \
-			return call;                               \
-		return ht__cu_bind_end(&sp, s, call, dev, NULL);   \
-	} while (0)
-
-/* Binds that make a context current (NULL: none). */
-#define BIND_CTX(call, ctx)                                        \
-	do {                                                       \
-		struct ht_cu_span sp;                              \
-		if (!ht__cu_bind_begin(&sp, s, -1, ctx))           \
-			return call;                               \
-		return ht__cu_bind_end(&sp, s, call, -1, ctx);     \
-	} while (0)
-
-#define SYNC(call)                                                 \
-	do {                                                       \
-		struct ht_cu_span sp;                              \
-		if (!ht__cu_sync_begin(&sp, s))                    \
-			return call;                               \
-		return ht__cu_sync_end(&sp, s, call);              \
-	} while (0)
-
-static inline ht_cu_result body_cuDevicePrimaryCtxRetain(const struct ht_cu_site *s,
-							 REAL(cuDevicePrimaryCtxRetain) real,
-							 struct CUctx_st **pctx, ht_cu_device dev)
-{
-	BIND_DEV(real(pctx, dev), dev);
-}
-
-static inline ht_cu_result body_cuCtxCreate(const struct ht_cu_site *s, REAL(cuCtxCreate) real,
-					    struct CUctx_st **pctx, unsigned int flags,
-					    ht_cu_device dev)
-{
-	BIND_DEV(real(pctx, flags, dev), dev);
-}
-
-static inline ht_cu_result body_cuCtxCreate_v2(const struct ht_cu_site *s, REAL(cuCtxCreate_v2) real,
-					       struct CUctx_st **pctx, unsigned int flags,
-					       ht_cu_device dev)
-{
-	BIND_DEV(real(pctx, flags, dev), dev);
-}
-
-static inline ht_cu_result body_cuCtxCreate_v3(const struct ht_cu_site *s, REAL(cuCtxCreate_v3) real,
-					       struct CUctx_st **pctx,
-					       struct CUexecAffinityParam_st *params, int nparams,
-					       unsigned int flags, ht_cu_device dev)
-{
-	BIND_DEV(real(pctx, params, nparams, flags, dev), dev);
-}
-
-static inline ht_cu_result body_cuCtxCreate_v4(const struct ht_cu_site *s, REAL(cuCtxCreate_v4) real,
-					       struct CUctx_st **pctx,
-					       struct CUctxCreateParams_st *params, unsigned int flags,
-					       ht_cu_device dev)
-{
-	BIND_DEV(real(pctx, params, flags, dev), dev);
-}
-
-static inline ht_cu_result body_cuCtxSetCurrent(const struct ht_cu_site *s,
-						REAL(cuCtxSetCurrent) real, struct CUctx_st *ctx)
-{
-	BIND_CTX(real(ctx), ctx);
-}
-
-static inline ht_cu_result body_cuCtxPushCurrent(const struct ht_cu_site *s,
-						 REAL(cuCtxPushCurrent) real, struct CUctx_st *ctx)
-{
-	BIND_CTX(real(ctx), ctx);
-}
-
-static inline ht_cu_result body_cuCtxPushCurrent_v2(const struct ht_cu_site *s,
-						    REAL(cuCtxPushCurrent_v2) real,
-						    struct CUctx_st *ctx)
-{
-	BIND_CTX(real(ctx), ctx);
-}
-
-static inline ht_cu_result body_cuStreamSynchronize(const struct ht_cu_site *s,
-						    REAL(cuStreamSynchronize) real,
-						    struct CUstream_st *stream)
-{
-	SYNC(real(stream));
-}
-
-static inline ht_cu_result body_cuStreamSynchronize_ptsz(const struct ht_cu_site *s,
-							 REAL(cuStreamSynchronize_ptsz) real,
-							 struct CUstream_st *stream)
-{
-	SYNC(real(stream));
-}
-
-static inline ht_cu_result body_cuEventSynchronize(const struct ht_cu_site *s,
-						   REAL(cuEventSynchronize) real,
-						   struct CUevent_st *event)
-{
-	SYNC(real(event));
-}
-
-static inline ht_cu_result body_cuCtxSynchronize(const struct ht_cu_site *s,
-						 REAL(cuCtxSynchronize) real)
-{
-	SYNC(real());
-}
-
-static inline ht_cu_result body_cuCtxSynchronize_v2(const struct ht_cu_site *s,
-						    REAL(cuCtxSynchronize_v2) real,
-						    struct CUctx_st *ctx)
-{
-	SYNC(real(ctx));
-}
-
-/* ---- the wrappers, three per variant -------------------------------------- */
+/*
+ * The other bodies have one of two shapes, generated from hooks_cuda.def:
+ * a bind (the device it names, or the context it makes current) or a
+ * synchronize, bracketed by cuda_record.c's begin and end. SHAPE_<name>
+ * says which: OWN (written above), BIND with the device argument or -1
+ * and the context argument or NULL, or SYNC.
+ */
+#define SHAPE_cuInit OWN, -1, NULL
+#define SHAPE_cuDriverGetVersion OWN, -1, NULL
+#define SHAPE_cuGetProcAddress OWN, -1, NULL
+#define SHAPE_cuGetProcAddress_v2 OWN, -1, NULL
+#define SHAPE_cuDevicePrimaryCtxRetain BIND, dev, NULL
+#define SHAPE_cuCtxCreate BIND, dev, NULL
+#define SHAPE_cuCtxCreate_v2 BIND, dev, NULL
+#define SHAPE_cuCtxCreate_v3 BIND, dev, NULL
+#define SHAPE_cuCtxCreate_v4 BIND, dev, NULL
+#define SHAPE_cuCtxSetCurrent BIND, -1, ctx
+#define SHAPE_cuCtxPushCurrent BIND, -1, ctx
+#define SHAPE_cuCtxPushCurrent_v2 BIND, -1, ctx
+#define SHAPE_cuStreamSynchronize SYNC, -1, NULL
+#define SHAPE_cuStreamSynchronize_ptsz SYNC, -1, NULL
+#define SHAPE_cuEventSynchronize SYNC, -1, NULL
+#define SHAPE_cuCtxSynchronize SYNC, -1, NULL
+#define SHAPE_cuCtxSynchronize_v2 SYNC, -1, NULL
 
 /* f(a, b, args...) for a parenthesised argument list that may be empty. */
 #define CU_ARGS(...) __VA_ARGS__
 #define CU_CALL(f, a, b, args) CU_CALL_(f, a, b, CU_ARGS args)
 #define CU_CALL_(f, a, b, ...) CU_CALL__(f, a, b, __VA_ARGS__)
 #define CU_CALL__(f, a, b, ...) f(a, b __VA_OPT__(,) __VA_ARGS__)
+
+/* A body's parameters: the site, the real function, then the variant's
+ * own (none for a (void) one: its argument list is empty). */
+#define CU_HEAD(name, params, args) CU_HEAD_(name, params, CU_ARGS args)
+#define CU_HEAD_(name, params, ...) CU_HEAD__(name, params, __VA_ARGS__)
+#define CU_HEAD__(name, params, ...) \
+	(const struct ht_cu_site *s, REAL(name) real __VA_OPT__(, CU_ARGS params))
+
+#define CU_BODY(name, params, args, ...) CU_BODY_(name, params, args, __VA_ARGS__)
+#define CU_BODY_(name, params, args, shape, dev, ctx) CU_BODY_##shape(name, params, args, dev, ctx)
+#define CU_BODY_OWN(name, params, args, dev, ctx)
+#define CU_BODY_BIND(name, params, args, dev, ctx)                                \
+	static inline ht_cu_result body_##name CU_HEAD(name, params, args)        \
+	{                                                                         \
+		struct ht_cu_span sp;                                             \
+		if (!ht__cu_bind_begin(&sp, s, dev, ctx))                         \
+			return real args;                                         \
+		return ht__cu_bind_end(&sp, s, real args, dev, ctx);              \
+	}
+#define CU_BODY_SYNC(name, params, args, dev, ctx)                                \
+	static inline ht_cu_result body_##name CU_HEAD(name, params, args)        \
+	{                                                                         \
+		struct ht_cu_span sp;                                             \
+		if (!ht__cu_sync_begin(&sp, s))                                   \
+			return real args;                                         \
+		return ht__cu_sync_end(&sp, s, real args);                        \
+	}
+
+#define HT_CUDA(ret, name, params, args, base, ver, ptsz) CU_BODY(name, params, args, SHAPE_##name)
+#include "hooks_cuda.def"
+#undef HT_CUDA
+
+/* ---- the wrappers, three per variant -------------------------------------- */
 
 #define HT_CUDA(ret, name, params, args, base, ver, ptsz) HT_EXPORT ret name params;
 #include "hooks_cuda.def"
