@@ -26,6 +26,7 @@
 #include "inflight.h"
 #include "jsonw.h"
 #include "nccl.h"
+#include "nccl_wrap.h"
 #include "ncclid.h"
 #include "nccltab.h"
 #include "net.h"
@@ -239,16 +240,14 @@ static void id_line(struct ht_jw *w, const struct ht_ncclid *id, int rc, int64_t
 	ht_jw_secs(w, "dur", ht_now() - t0);
 }
 
-HT_EXPORT ht_nccl_result_t ncclGetUniqueId(ht_nccl_uid_t *uniqueId)
+ht_nccl_result_t ht__nccl_wrap_ncclGetUniqueId(HT_NCCL_REAL_T(ncclGetUniqueId) real,
+				 const void *caller,
+				 ht_nccl_uid_t *uniqueId)
 {
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_uid_t *) = HT_NCCL_REAL(ncclGetUniqueId);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
 	if (ht_tls.depth > 0 || !ht_active())
 		return real(uniqueId);
 
-	bool nested = ht_tls.nccl_depth > 0 || ht__nccl_from_provider(__builtin_return_address(0));
+	bool nested = ht_tls.nccl_depth > 0 || ht__nccl_from_provider(caller);
 	int saved = errno;
 	char buf[2048];
 	struct ht_jw w;
@@ -310,12 +309,9 @@ void ht__nccl_group_note_init(void)
 	grp_pending++;
 }
 
-HT_EXPORT ht_nccl_result_t ncclGroupStart(void)
+ht_nccl_result_t ht__nccl_wrap_ncclGroupStart(HT_NCCL_REAL_T(ncclGroupStart) real, const void *caller)
 {
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(void) = HT_NCCL_REAL(ncclGroupStart);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
+	(void)caller;
 	if (ht_tls.nccl_depth > 0 || ht_tls.depth > 0 || !ht_active())
 		return real();
 	ht_nccl_result_t rc = real();
@@ -326,12 +322,9 @@ HT_EXPORT ht_nccl_result_t ncclGroupStart(void)
 	return rc;
 }
 
-HT_EXPORT ht_nccl_result_t ncclGroupEnd(void)
+ht_nccl_result_t ht__nccl_wrap_ncclGroupEnd(HT_NCCL_REAL_T(ncclGroupEnd) real, const void *caller)
 {
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(void) = HT_NCCL_REAL(ncclGroupEnd);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
+	(void)caller;
 	if (ht_tls.nccl_depth > 0 || ht_tls.depth > 0 || !ht_active())
 		return real();
 	struct ht_call c;
@@ -357,15 +350,12 @@ HT_EXPORT ht_nccl_result_t ncclGroupEnd(void)
 
 /* ---- ncclCommGetAsyncError: where a non-blocking init ends --------------------------- */
 
-HT_EXPORT ht_nccl_result_t ncclCommGetAsyncError(ht_nccl_comm_t comm, ht_nccl_result_t *asyncError)
+ht_nccl_result_t ht__nccl_wrap_ncclCommGetAsyncError(HT_NCCL_REAL_T(ncclCommGetAsyncError) real,
+				 const void *caller,
+				 ht_nccl_comm_t comm, ht_nccl_result_t *asyncError)
 {
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_comm_t, ht_nccl_result_t *) =
-		HT_NCCL_REAL(ncclCommGetAsyncError);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
 	if (ht_tls.nccl_depth > 0 || ht_tls.depth > 0 || !ht_active() ||
-	    ht__nccl_from_provider(__builtin_return_address(0)))
+	    ht__nccl_from_provider(caller))
 		return real(comm, asyncError);
 	ht_nccl_result_t rc = real(comm, asyncError);
 	struct ht_ncomm *e = comm != NULL ? ht_ncomm_find(&ht__nccl_comms, (uintptr_t)comm) : NULL;
@@ -406,8 +396,6 @@ static void teardown_line(const char *fn, const char *state, ht_nccl_comm_t comm
 static ht_nccl_result_t teardown(int hook, const char *fn, comm_fn real, ht_nccl_comm_t comm,
 				 bool removes)
 {
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
 	if (ht_tls.nccl_depth > 0 || ht_tls.depth > 0 || !ht_active() || comm == NULL)
 		return real(comm);
 	int saved = errno;
@@ -436,25 +424,31 @@ static ht_nccl_result_t teardown(int hook, const char *fn, comm_fn real, ht_nccl
 	return rc;
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommFinalize(ht_nccl_comm_t comm)
+ht_nccl_result_t ht__nccl_wrap_ncclCommFinalize(HT_NCCL_REAL_T(ncclCommFinalize) real,
+				 const void *caller,
+				 ht_nccl_comm_t comm)
 {
-	ht__nccl_contact();
+	(void)caller;
 	return teardown(HT_HOOK_ID_ncclCommFinalize, "ncclCommFinalize",
-			HT_NCCL_REAL(ncclCommFinalize), comm, false);
+			real, comm, false);
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommDestroy(ht_nccl_comm_t comm)
+ht_nccl_result_t ht__nccl_wrap_ncclCommDestroy(HT_NCCL_REAL_T(ncclCommDestroy) real,
+				 const void *caller,
+				 ht_nccl_comm_t comm)
 {
-	ht__nccl_contact();
+	(void)caller;
 	return teardown(HT_HOOK_ID_ncclCommDestroy, "ncclCommDestroy",
-			HT_NCCL_REAL(ncclCommDestroy), comm, true);
+			real, comm, true);
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommAbort(ht_nccl_comm_t comm)
+ht_nccl_result_t ht__nccl_wrap_ncclCommAbort(HT_NCCL_REAL_T(ncclCommAbort) real,
+				 const void *caller,
+				 ht_nccl_comm_t comm)
 {
-	ht__nccl_contact();
+	(void)caller;
 	return teardown(HT_HOOK_ID_ncclCommAbort, "ncclCommAbort",
-			HT_NCCL_REAL(ncclCommAbort), comm, true);
+			real, comm, true);
 }
 
 /* ---- fork ---------------------------------------------------------------------------------- */

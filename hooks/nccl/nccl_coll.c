@@ -16,6 +16,7 @@
 #include "hook_types.h"
 #include "jsonw.h"
 #include "nccl.h"
+#include "nccl_wrap.h"
 #include "nccltab.h"
 #include "phase.h"
 #include "real.h"
@@ -173,103 +174,24 @@ coll_leave(struct coll *c, const struct coll_args *a, ht_nccl_result_t rc)
 #else
 #define HT_COLL_API HT_EXPORT
 #endif
-#define COLL(name, opcode, n, dt, rop, pr, call_args)                                   \
-	struct coll c;                                                                  \
-	ht__nccl_contact();                                                             \
-	__typeof__(ht_real.name) real = HT_NCCL_REAL(name);                             \
-	if (__builtin_expect(real == NULL, 0))                                          \
-		return HT_NCCL_INTERNAL_ERROR;                                          \
-	const struct coll_args a = { HT_HOOK_ID_##name, opcode, comm, n, dt, rop, pr, stream }; \
-	if (!coll_enter(&c, &a))                                                        \
-		return real call_args;                                                  \
-	return coll_leave(&c, &a, real call_args)
-
-HT_COLL_API ht_nccl_result_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
-					 ht_nccl_dtype_t datatype, ht_nccl_redop_t op,
-					 ht_nccl_comm_t comm, ht_nccl_stream_t stream)
-{
-	COLL(ncclAllReduce, HT_NCCL_OP_ALLREDUCE, count, datatype, op, -1,
-	     (sendbuff, recvbuff, count, datatype, op, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
-					 ht_nccl_dtype_t datatype, int root, ht_nccl_comm_t comm,
-					 ht_nccl_stream_t stream)
-{
-	COLL(ncclBroadcast, HT_NCCL_OP_BROADCAST, count, datatype, -1, root,
-	     (sendbuff, recvbuff, count, datatype, root, comm, stream));
-}
-
-/* NCCL's ncclBcast calls ncclBroadcast through the PLT: that inner call is
- * nested and passes straight through, so one ncclBcast counts once. */
-HT_COLL_API ht_nccl_result_t ncclBcast(void *buff, size_t count, ht_nccl_dtype_t datatype, int root,
-				     ht_nccl_comm_t comm, ht_nccl_stream_t stream)
-{
-	COLL(ncclBcast, HT_NCCL_OP_BROADCAST, count, datatype, -1, root,
-	     (buff, count, datatype, root, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
-				      ht_nccl_dtype_t datatype, ht_nccl_redop_t op, int root,
-				      ht_nccl_comm_t comm, ht_nccl_stream_t stream)
-{
-	COLL(ncclReduce, HT_NCCL_OP_REDUCE, count, datatype, op, root,
-	     (sendbuff, recvbuff, count, datatype, op, root, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount,
-					 ht_nccl_dtype_t datatype, ht_nccl_comm_t comm,
-					 ht_nccl_stream_t stream)
-{
-	COLL(ncclAllGather, HT_NCCL_OP_ALLGATHER, sendcount, datatype, -1, -1,
-	     (sendbuff, recvbuff, sendcount, datatype, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount,
-					     ht_nccl_dtype_t datatype, ht_nccl_redop_t op,
-					     ht_nccl_comm_t comm, ht_nccl_stream_t stream)
-{
-	COLL(ncclReduceScatter, HT_NCCL_OP_REDUCESCATTER, recvcount, datatype, op, -1,
-	     (sendbuff, recvbuff, recvcount, datatype, op, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
-					ht_nccl_dtype_t datatype, ht_nccl_comm_t comm,
-					ht_nccl_stream_t stream)
-{
-	COLL(ncclAlltoAll, HT_NCCL_OP_ALLTOALL, count, datatype, -1, -1,
-	     (sendbuff, recvbuff, count, datatype, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclGather(const void *sendbuff, void *recvbuff, size_t count,
-				      ht_nccl_dtype_t datatype, int root, ht_nccl_comm_t comm,
-				      ht_nccl_stream_t stream)
-{
-	COLL(ncclGather, HT_NCCL_OP_GATHER, count, datatype, -1, root,
-	     (sendbuff, recvbuff, count, datatype, root, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count,
-				       ht_nccl_dtype_t datatype, int root, ht_nccl_comm_t comm,
-				       ht_nccl_stream_t stream)
-{
-	COLL(ncclScatter, HT_NCCL_OP_SCATTER, count, datatype, -1, root,
-	     (sendbuff, recvbuff, count, datatype, root, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclSend(const void *sendbuff, size_t count, ht_nccl_dtype_t datatype,
-				    int peer, ht_nccl_comm_t comm, ht_nccl_stream_t stream)
-{
-	COLL(ncclSend, HT_NCCL_OP_SEND, count, datatype, -1, peer,
-	     (sendbuff, count, datatype, peer, comm, stream));
-}
-
-HT_COLL_API ht_nccl_result_t ncclRecv(void *recvbuff, size_t count, ht_nccl_dtype_t datatype,
-				    int peer, ht_nccl_comm_t comm, ht_nccl_stream_t stream)
-{
-	COLL(ncclRecv, HT_NCCL_OP_RECV, count, datatype, -1, peer,
-	     (recvbuff, count, datatype, peer, comm, stream));
-}
+/* The collective wrappers, generated from hooks_nccl.def and their shapes
+ * (nccl_wrap.h): the prelude, the args struct, the bracket around the
+ * real call. */
+#define HT_NW_COLL_COLL(name, params, args, opcode, n, dt, rop, pr)                              \
+	HT_NW_WRAPPER(HT_COLL_API, name, params,                                                 \
+		      const struct coll_args a = { HT_HOOK_ID_##name, opcode, comm, n, dt, rop,  \
+						   pr, stream };                                \
+		      struct coll c;                                                             \
+		      if (!coll_enter(&c, &a))                                                   \
+			      return real args;                                                  \
+		      return coll_leave(&c, &a, real args);)
+#define HT_NW_COLL_WRAP(...)
+#define HT_HOOK_LIBC(ret, name, params, args)
+#define HT_HOOK_CUDA(ret, name, params, args)
+#define HT_HOOK_NCCL(ret, name, params, args) HT_NCCL_GEN(name, params, args, COLL)
+#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
+#include "hooks.def"
+#undef HT_HOOK
 
 void ht__nccl_coll_fork_child(void)
 {

@@ -19,6 +19,7 @@
 #include "hook_types.h"
 #include "jsonw.h"
 #include "nccl.h"
+#include "nccl_wrap.h"
 #include "nccl_config.h"
 #include "ncclid.h"
 #include "nccltab.h"
@@ -245,17 +246,14 @@ static void take_id(struct ht_ncomm_facts *f, const ht_nccl_uid_t *id, int n)
 
 /* ---- the wrappers ------------------------------------------------------------------ */
 
-HT_EXPORT ht_nccl_result_t ncclCommInitRank(ht_nccl_comm_t *comm, int nranks, ht_nccl_uid_t commId,
-					    int rank)
+ht_nccl_result_t ht__nccl_wrap_ncclCommInitRank(HT_NCCL_REAL_T(ncclCommInitRank) real,
+				 const void *caller,
+				 ht_nccl_comm_t *comm, int nranks, ht_nccl_uid_t commId,
+				 int rank)
 {
 	struct init_call ic;
 
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_comm_t *, int, ht_nccl_uid_t, int) =
-		HT_NCCL_REAL(ncclCommInitRank);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
-	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitRank, __builtin_return_address(0)))
+	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitRank, caller))
 		return real(comm, nranks, commId, rank);
 	ic.f.nranks = nranks;
 	ic.f.rank = rank;
@@ -264,18 +262,14 @@ HT_EXPORT ht_nccl_result_t ncclCommInitRank(ht_nccl_comm_t *comm, int nranks, ht
 	return init_leave(&ic, comm, 1, real(comm, nranks, commId, rank));
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommInitRankConfig(ht_nccl_comm_t *comm, int nranks,
-						  ht_nccl_uid_t commId, int rank,
-						  ht_nccl_config_t *config)
+ht_nccl_result_t ht__nccl_wrap_ncclCommInitRankConfig(HT_NCCL_REAL_T(ncclCommInitRankConfig) real,
+				 const void *caller,
+				 ht_nccl_comm_t *comm, int nranks, ht_nccl_uid_t commId,
+				 int rank, ht_nccl_config_t *config)
 {
 	struct init_call ic;
 
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_comm_t *, int, ht_nccl_uid_t, int, ht_nccl_config_t *) =
-		HT_NCCL_REAL(ncclCommInitRankConfig);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
-	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitRankConfig, __builtin_return_address(0)))
+	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitRankConfig, caller))
 		return real(comm, nranks, commId, rank, config);
 	ic.f.nranks = nranks;
 	ic.f.rank = rank;
@@ -285,18 +279,14 @@ HT_EXPORT ht_nccl_result_t ncclCommInitRankConfig(ht_nccl_comm_t *comm, int nran
 	return init_leave(&ic, comm, 1, real(comm, nranks, commId, rank, config));
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommInitRankScalable(ht_nccl_comm_t *newcomm, int nranks, int myrank,
-						    int nId, ht_nccl_uid_t *commIds,
-						    ht_nccl_config_t *config)
+ht_nccl_result_t ht__nccl_wrap_ncclCommInitRankScalable(HT_NCCL_REAL_T(ncclCommInitRankScalable) real,
+				 const void *caller,
+				 ht_nccl_comm_t *newcomm, int nranks, int myrank, int nId,
+				 ht_nccl_uid_t *commIds, ht_nccl_config_t *config)
 {
 	struct init_call ic;
 
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_comm_t *, int, int, int, ht_nccl_uid_t *,
-				 ht_nccl_config_t *) = HT_NCCL_REAL(ncclCommInitRankScalable);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
-	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitRankScalable, __builtin_return_address(0)))
+	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitRankScalable, caller))
 		return real(newcomm, nranks, myrank, nId, commIds, config);
 	ic.f.nranks = nranks;
 	ic.f.rank = myrank;
@@ -311,15 +301,13 @@ HT_EXPORT ht_nccl_result_t ncclCommInitRankScalable(ht_nccl_comm_t *newcomm, int
 	return init_leave(&ic, newcomm, 1, real(newcomm, nranks, myrank, nId, commIds, config));
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommInitAll(ht_nccl_comm_t *comm, int ndev, const int *devlist)
+ht_nccl_result_t ht__nccl_wrap_ncclCommInitAll(HT_NCCL_REAL_T(ncclCommInitAll) real,
+				 const void *caller,
+				 ht_nccl_comm_t *comm, int ndev, const int *devlist)
 {
 	struct init_call ic;
 
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_comm_t *, int, const int *) = HT_NCCL_REAL(ncclCommInitAll);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
-	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitAll, __builtin_return_address(0)))
+	if (!init_enter(&ic, HT_HOOK_ID_ncclCommInitAll, caller))
 		return real(comm, ndev, devlist);
 	ic.f.nranks = ndev;
 	init_start(&ic);
@@ -330,17 +318,14 @@ HT_EXPORT ht_nccl_result_t ncclCommInitAll(ht_nccl_comm_t *comm, int ndev, const
 	return init_leave(&ic, comm, ndev, rc);
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommSplit(ht_nccl_comm_t comm, int color, int key,
-					 ht_nccl_comm_t *newcomm, ht_nccl_config_t *config)
+ht_nccl_result_t ht__nccl_wrap_ncclCommSplit(HT_NCCL_REAL_T(ncclCommSplit) real,
+				 const void *caller,
+				 ht_nccl_comm_t comm, int color, int key,
+				 ht_nccl_comm_t *newcomm, ht_nccl_config_t *config)
 {
 	struct init_call ic;
 
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_comm_t, int, int, ht_nccl_comm_t *, ht_nccl_config_t *) =
-		HT_NCCL_REAL(ncclCommSplit);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
-	if (!init_enter(&ic, HT_HOOK_ID_ncclCommSplit, __builtin_return_address(0)))
+	if (!init_enter(&ic, HT_HOOK_ID_ncclCommSplit, caller))
 		return real(comm, color, key, newcomm, config);
 	ic.f.parent = (uintptr_t)comm;
 	ic.f.color = color;
@@ -350,18 +335,15 @@ HT_EXPORT ht_nccl_result_t ncclCommSplit(ht_nccl_comm_t comm, int color, int key
 	return init_leave(&ic, newcomm, 1, real(comm, color, key, newcomm, config));
 }
 
-HT_EXPORT ht_nccl_result_t ncclCommShrink(ht_nccl_comm_t comm, int *excludeRanksList,
-					  int excludeRanksCount, ht_nccl_comm_t *newcomm,
-					  ht_nccl_config_t *config, int shrinkFlags)
+ht_nccl_result_t ht__nccl_wrap_ncclCommShrink(HT_NCCL_REAL_T(ncclCommShrink) real,
+				 const void *caller,
+				 ht_nccl_comm_t comm, int *excludeRanksList,
+				 int excludeRanksCount, ht_nccl_comm_t *newcomm,
+				 ht_nccl_config_t *config, int shrinkFlags)
 {
 	struct init_call ic;
 
-	ht__nccl_contact();
-	ht_nccl_result_t (*real)(ht_nccl_comm_t, int *, int, ht_nccl_comm_t *, ht_nccl_config_t *,
-				 int) = HT_NCCL_REAL(ncclCommShrink);
-	if (real == NULL)
-		return HT_NCCL_INTERNAL_ERROR;
-	if (!init_enter(&ic, HT_HOOK_ID_ncclCommShrink, __builtin_return_address(0)))
+	if (!init_enter(&ic, HT_HOOK_ID_ncclCommShrink, caller))
 		return real(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 	ic.f.parent = (uintptr_t)comm;
 	ic.n_exclude = excludeRanksCount;
