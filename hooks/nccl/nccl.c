@@ -370,8 +370,6 @@ ht_nccl_result_t ht__nccl_wrap_ncclCommGetAsyncError(HT_NCCL_REAL_T(ncclCommGetA
 
 /* ---- teardown --------------------------------------------------------------------------- */
 
-typedef ht_nccl_result_t (*comm_fn)(ht_nccl_comm_t);
-
 static void teardown_line(const char *fn, const char *state, ht_nccl_comm_t comm,
 			  const struct ht_ncomm *e, int rc, int64_t t0)
 {
@@ -393,8 +391,8 @@ static void teardown_line(const char *fn, const char *state, ht_nccl_comm_t comm
 	ht_ev_emit(&w);
 }
 
-static ht_nccl_result_t teardown(int hook, const char *fn, comm_fn real, ht_nccl_comm_t comm,
-				 bool removes)
+ht_nccl_result_t ht__nccl_teardown(int hook, const char *fn, ht_nccl_result_t (*real)(ht_nccl_comm_t),
+				   ht_nccl_comm_t comm, bool removes)
 {
 	if (ht_tls.nccl_depth > 0 || ht_tls.depth > 0 || !ht_active() || comm == NULL)
 		return real(comm);
@@ -422,33 +420,6 @@ static ht_nccl_result_t teardown(int hook, const char *fn, comm_fn real, ht_nccl
 	}
 	errno = saved;
 	return rc;
-}
-
-ht_nccl_result_t ht__nccl_wrap_ncclCommFinalize(HT_NCCL_REAL_T(ncclCommFinalize) real,
-				 const void *caller,
-				 ht_nccl_comm_t comm)
-{
-	(void)caller;
-	return teardown(HT_HOOK_ID_ncclCommFinalize, "ncclCommFinalize",
-			real, comm, false);
-}
-
-ht_nccl_result_t ht__nccl_wrap_ncclCommDestroy(HT_NCCL_REAL_T(ncclCommDestroy) real,
-				 const void *caller,
-				 ht_nccl_comm_t comm)
-{
-	(void)caller;
-	return teardown(HT_HOOK_ID_ncclCommDestroy, "ncclCommDestroy",
-			real, comm, true);
-}
-
-ht_nccl_result_t ht__nccl_wrap_ncclCommAbort(HT_NCCL_REAL_T(ncclCommAbort) real,
-				 const void *caller,
-				 ht_nccl_comm_t comm)
-{
-	(void)caller;
-	return teardown(HT_HOOK_ID_ncclCommAbort, "ncclCommAbort",
-			real, comm, true);
 }
 
 /* ---- fork ---------------------------------------------------------------------------------- */

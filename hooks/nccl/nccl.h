@@ -123,6 +123,12 @@ void ht__nccl_poll(struct ht_ncomm *e, ht_nccl_comm_t comm, int st);
 /* e's comm was aborted or destroyed (by fn) while its init was pending. */
 void ht__nccl_init_abandoned(struct ht_ncomm *e, ht_nccl_comm_t comm, const char *fn);
 
+/* The body of ncclCommFinalize, ncclCommDestroy and ncclCommAbort (hook,
+ * named fn): begin and end lines around the real call; removes: the comm
+ * is gone afterwards (nccl.c). */
+ht_nccl_result_t ht__nccl_teardown(int hook, const char *fn, ht_nccl_result_t (*real)(ht_nccl_comm_t),
+				   ht_nccl_comm_t comm, bool removes);
+
 /* ---- the family table's entries (nccl_family.c, hooks/families.h) ---------- */
 
 void ht__nccl_activate(void);		/* nccl.c */

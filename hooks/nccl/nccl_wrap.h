@@ -9,6 +9,8 @@
  *   WRAP   ht__nccl_wrap_<name>(real, caller, args...), written in nccl.c
  *          or nccl_init.c; caller is the wrapper's return address (is
  *          NCCL calling its own export?). The wrappers are nccl_wrap.c.
+ *   TEARDOWN  ht__nccl_teardown (nccl.c) with whether the comm is gone
+ *          afterwards; generated in nccl_wrap.c too.
  *   COLL   a collective or point-to-point call, with its ring op, count,
  *          data type, reduction op and root or peer (-1: none); the whole
  *          wrapper is generated in nccl_coll.c, where the bracket inlines.
@@ -29,9 +31,9 @@
 #define NSHAPE_ncclCommSplit WRAP
 #define NSHAPE_ncclCommShrink WRAP
 #define NSHAPE_ncclCommGetAsyncError WRAP
-#define NSHAPE_ncclCommFinalize WRAP
-#define NSHAPE_ncclCommDestroy WRAP
-#define NSHAPE_ncclCommAbort WRAP
+#define NSHAPE_ncclCommFinalize TEARDOWN, false
+#define NSHAPE_ncclCommDestroy TEARDOWN, true
+#define NSHAPE_ncclCommAbort TEARDOWN, true
 #define NSHAPE_ncclGroupStart WRAP
 #define NSHAPE_ncclGroupEnd WRAP
 #define NSHAPE_ncclAllReduce COLL, HT_NCCL_OP_ALLREDUCE, count, datatype, op, -1
@@ -74,6 +76,7 @@
 #define HT_NW_DECL_WRAP(name, params, args) \
 	ht_nccl_result_t ht__nccl_wrap_##name HT_NW_HEAD(name, params, args);
 #define HT_NW_DECL_COLL(...)
+#define HT_NW_DECL_TEARDOWN(...)
 #define HT_HOOK_LIBC(ret, name, params, args)
 #define HT_HOOK_CUDA(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) HT_NCCL_GEN(name, params, args, DECL)
