@@ -2,10 +2,12 @@
 /*
  * dl.c: the dlsym hook. The CUDA runtime reaches the driver, and JAX reaches
  * NCCL, only through dlsym on a handle, so this is where their wrappers are
- * handed out (hooks/cuda.c, hooks/nccl.c decide). An RTLD_NEXT lookup is
+ * handed out (hooks/cuda/cuda.c, hooks/nccl/nccl.c decide). An RTLD_NEXT lookup is
  * forwarded as a tail call so glibc still sees the caller's return address:
  * otherwise another interposer wrapping through dlsym(RTLD_NEXT) would find
- * itself and recurse (notes Q1, experiment hook_tail.c).
+ * itself and recurse (glibc resolves RTLD_NEXT from the return address,
+ * dlfcn/dlsym.c; tests/cuda/driver.sh preloads tests/cuda/libputswrap.c
+ * after us to check it, scripts/check-lib.sh that the jump stays a jump).
  */
 #include <dlfcn.h>
 

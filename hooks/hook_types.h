@@ -2,7 +2,8 @@
 /*
  * hook_types.h: the types the prototypes of hooks.def use. They are our own
  * declarations, not cuda.h or nccl.h, so the library builds where those are
- * absent; hooks/proto_check.c compares them with the real headers.
+ * absent; hooks/cuda/proto_check_cuda.c and hooks/nccl/proto_check_nccl.c
+ * compare them with the real headers.
  */
 #ifndef HT_HOOK_TYPES_H
 #define HT_HOOK_TYPES_H
@@ -33,8 +34,8 @@ struct CUctxCreateParams_st;
 struct CUuuid_st;
 
 /* NCCL (nccl.h): the enums are int-sized, the id is 128 bytes passed by
- * value, the config is only ever reached through a pointer (hooks/nccl.h
- * has its layout); hooks/proto_check_nccl.c compares each with nccl.h. */
+ * value, the config is only ever reached through a pointer (hooks/nccl/nccl.h
+ * has its layout); hooks/nccl/proto_check_nccl.c compares each with nccl.h. */
 typedef int ht_nccl_result_t;			/* ncclResult_t */
 typedef int ht_nccl_dtype_t;			/* ncclDataType_t */
 typedef int ht_nccl_redop_t;			/* ncclRedOp_t */

@@ -4,7 +4,8 @@
  * runtime, NCCL and PyTorch never call cuInit by name: cudart dlopens
  * libcuda RTLD_LOCAL, takes cuGetProcAddress_v2 with dlsym, asks it for
  * "cuGetProcAddress" itself and gets every other entry point through the
- * pointer it got back (notes Q1). So every ABI variant of hooks_cuda.def has
+ * pointer it got back (tests/cuda/cudart.sh runs that path with the real
+ * libcudart). So every ABI variant of hooks_cuda.def has
  * three wrappers, generated here, that differ only in where their real
  * function comes from:
  *
@@ -19,7 +20,7 @@
  * that differs from the claimed one is handed out unwrapped, so a wrapper
  * always calls exactly what the driver gave for it. Unknown (symbol,
  * version) pairs and everything else pass through untouched. The bodies
- * only bracket the real call (hooks/cuda_record.c writes the events).
+ * only bracket the real call (hooks/cuda/cuda_record.c writes the events).
  */
 #include <dlfcn.h>
 #include <errno.h>

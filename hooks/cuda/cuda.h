@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * cuda.h: the cuda family's declarations (hooks/cuda.c: the wrappers and how
- * they are handed out; hooks/cuda_record.c: what they write). Not the
+ * cuda.h: the cuda family's declarations (hooks/cuda/cuda.c: the wrappers and how
+ * they are handed out; hooks/cuda/cuda_record.c: what they write). Not the
  * toolkit's cuda.h, which the library never includes. The one function for
  * other families is ht_cuda_note_collective.
  */

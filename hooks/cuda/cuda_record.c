@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cuda_record.c: what the CUDA wrappers (hooks/cuda.c) write: the
+ * cuda_record.c: what the CUDA wrappers (hooks/cuda/cuda.c) write: the
  * cuda_init, device and steady phases, driver and runtime versions, errors,
  * and the child forked after cuInit that touches CUDA. The first wrapped
  * call makes the process relevant. Facts that need the driver (version,

@@ -29,7 +29,7 @@
 #include "hooks_cuda.def"
 #undef HT_CUDA
 
-/* What hooks/cuda_record.c calls itself, in the libcuda that answered. */
+/* What hooks/cuda/cuda_record.c calls itself, in the libcuda that answered. */
 _Static_assert(__builtin_types_compatible_p(PFN_cuDriverGetVersion_v2020, ht_cu_result (*)(int *)),
 	       "cuDriverGetVersion");
 _Static_assert(__builtin_types_compatible_p(__typeof__(cuDeviceGetCount), ht_cu_result(int *)),
@@ -56,13 +56,13 @@ _Static_assert(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM == 2, "per-thread f
 #include "cuda_errors.def"
 #undef HT_CU_ERROR
 
-/* Only for the values the hooks test by number (hooks/cuda.h). */
+/* Only for the values the hooks test by number (hooks/cuda/cuda.h). */
 _Static_assert(CUDA_ERROR_NOT_INITIALIZED == 3 && CUDA_ERROR_STUB_LIBRARY == 34 &&
 		       CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND == 302,
-	       "error codes of hooks/cuda.h");
+	       "error codes of hooks/cuda/cuda.h");
 
 /* A newer toolkit may bring ABI variants hooks_cuda.def does not list yet:
- * they are handed out unwrapped until HT_CUDA_ABI_MAX (hooks/cuda.h) grows. */
+ * they are handed out unwrapped until HT_CUDA_ABI_MAX (hooks/cuda/cuda.h) grows. */
 #if CUDA_VERSION > 13000
 #pragma message("cuda.h is newer than 13.0: review hooks_cuda.def and HT_CUDA_ABI_MAX")
 #endif

@@ -3,7 +3,7 @@
  * nccl.h: declarations private to the NCCL family (hooks/nccl*.c): the
  * wrappers' prototypes, the layout of ncclConfig_t we read, the resolver of
  * the real functions and the small API the files share. Never included
- * together with the real nccl.h (hooks/proto_check_nccl.c compares them).
+ * together with the real nccl.h (hooks/nccl/proto_check_nccl.c compares them).
  */
 #ifndef HT_HOOKS_NCCL_H
 #define HT_HOOKS_NCCL_H

@@ -2,7 +2,7 @@
 /*
  * nccl_coll.c: collectives and point-to-point calls. Each app-level call
  * takes the next sequence number of its communicator, goes into the ring
- * (src/ring.c) that every dump writes out, and is a blocking call for the
+ * (src/core/ring.c) that every dump writes out, and is a blocking call for the
  * watchdog (the first one may block on NCCL's lazy connection setup). The
  * first collective of each communicator is written at once, and the first
  * of the process opens the first_collective phase. This path runs for every
@@ -117,7 +117,7 @@ static __attribute__((noinline)) void leave_slow(struct coll *c, const struct co
 		ht__nccl_result_fields(&w, rc, a->comm);
 		ht_ev_emit(&w);
 	}
-	/* The first synchronize after this begins `steady` (hooks/cuda.h). */
+	/* The first synchronize after this begins `steady` (hooks/cuda/cuda.h). */
 	if (ok && !atomic_exchange(&issued, true))
 		ht_cuda_note_collective();
 }

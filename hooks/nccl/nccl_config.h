@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * nccl_config.h: the prefix of NCCL's ncclConfig_t that the library reads,
- * on its own so that hooks/proto_check_nccl.c can compare it with nccl.h.
+ * on its own so that hooks/nccl/proto_check_nccl.c can compare it with nccl.h.
  */
 #ifndef HT_NCCL_CONFIG_H
 #define HT_NCCL_CONFIG_H

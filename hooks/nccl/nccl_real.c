@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * nccl_real.c: reaching the real NCCL however the job loaded it (notes Q2,
- * Q3). NCCL >= 2.16 exports a strong pncclX and a weak ncclX at one
- * address: we call pncclX, else ncclX (older builds). Python loads
+ * nccl_real.c: reaching the real NCCL however the job loaded it. NCCL >=
+ * 2.16 exports a strong pncclX and a weak ncclX at one address (the
+ * NCCL_API macro of NVIDIA/nccl src/include/core.h with PROFAPI=1, the
+ * default of makefiles/common.mk since v2.16): we call pncclX, else ncclX
+ * (older builds). Python loads
  * extension modules RTLD_LOCAL, so dlsym(RTLD_NEXT) misses libnccl: the
  * provider is found among the loaded objects (a libnccl* first, then any
  * object exporting NCCL, e.g. a framework with NCCL linked in) and opened

@@ -50,7 +50,7 @@ _Static_assert(NCCL_CONFIG_UNDEF_INT == (-2147483647 - 1), "NCCL_CONFIG_UNDEF_IN
 #endif
 _Static_assert(ncclNumOps == 5, "ncclRedOp_t built-ins (HT_NCCL_REDOP_CUSTOM)");
 
-/* The prefix of ncclConfig_t that hooks/nccl.h declares. */
+/* The prefix of ncclConfig_t that hooks/nccl/nccl.h declares. */
 #include "nccl_config.h"
 #define SAME_FIELD(f)                                                                    \
 	_Static_assert(offsetof(ncclConfig_t, f) == offsetof(struct ht_nccl_config, f) && \

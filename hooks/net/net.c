@@ -4,7 +4,7 @@
  * getsockopt, bind, listen, accept and accept4. A TCP connect to an IPv4 or
  * IPv6 address is recorded with its outcome; a non-blocking one stays
  * pending until the application itself reads SO_ERROR (we never do: the
- * read clears it, notes Q6), closes the socket, or a dump finds it
+ * read clears it: socket(7), SO_ERROR "get and clear"), closes the socket, or a dump finds it
  * connected. Attempts are counted per (destination, errno) and written at
  * the 1st, 2nd, 4th, 8th... one. Hook paths never allocate, take no lock
  * and keep errno; everything but INET connects and SO_ERROR reads on

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * net.h: what the network family (hooks/net.c, hooks/net_host.c) offers
+ * net.h: what the network family (hooks/net/net.c, hooks/net/net_host.c) offers
  * the other families, and what its two files share.
  */
 #ifndef HT_HOOKS_NET_H

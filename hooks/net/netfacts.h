@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * netfacts.h: the plain logic behind the network family (hooks/net.c):
+ * netfacts.h: the plain logic behind the network family (hooks/net/net.c):
  * socket addresses normalised and written as the trace writes them, the
  * roles of known endpoints, connect outcomes, the 1-2-4-8 rule for
  * repeated attempts, the destination and aggregation tables, and the

@@ -2,7 +2,9 @@
 /*
  * abi.h: the platform differences, in one place. glibc versions its dlsym;
  * the baseline version of each architecture is tried first because a failed
- * dlvsym allocates (glibc 2.36, notes Q7). __libc_dlsym and _dl_sym are gone
+ * dlvsym allocates (it records the error for dlerror in malloc'd memory,
+ * glibc 2.36 dlfcn/dlerror.c), and a malloc interposer may be calling us
+ * from malloc. __libc_dlsym and _dl_sym are gone
  * since glibc 2.34 and are never used.
  */
 #ifndef HT_ABI_H

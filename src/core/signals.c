@@ -67,7 +67,7 @@ int ht_signal_pick_dump(void)
 	sigset_t blocked;
 
 	/* Count down from SIGRTMAX-1: low real-time signals are glibc's and
-	 * the usual picks of applications (notes Q4, async-profiler #862). A
+	 * the usual picks of applications (async-profiler issue #862). A
 	 * signal the process blocks may be one it consumes with sigwait. */
 	pthread_sigmask(SIG_BLOCK, NULL, &blocked);
 	for (int sig = SIGRTMAX - 1; sig >= SIGRTMIN + 4; sig--) {

@@ -4,7 +4,9 @@
  * bare return addresses (symbolised later, outside any handler). libunwind
  * is loaded RTLD_LOCAL when the first dump is due, never linked: as a
  * DT_NEEDED of a preload it would take _Unwind_RaiseException for every C++
- * exception of the host process (notes Q7). Without it, libgcc's
+ * exception of the host process (libunwind.so.8 exports it, and the
+ * loader binds libstdc++'s reference to the first definition:
+ * tests/core/cxx.sh throws through a traced process). Without it, libgcc's
  * _Unwind_Backtrace, lock-free on glibc >= 2.35 with libgcc >= 12.
  */
 #include <dlfcn.h>

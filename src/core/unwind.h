@@ -5,7 +5,7 @@
  * value, and the thread's handler stores its return addresses there. A late
  * answer to an older dump carries an older generation and is ignored; a
  * thread that never answered is not signalled again (real-time signals
- * queue: notes Q4, experiment rtq.c).
+ * queue, signal(7), "Real-time signals").
  */
 #ifndef HT_UNWIND_H
 #define HT_UNWIND_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // thrower: a C++ program that waits past a stall deadline (so a dump loads
 // the unwinder), then throws and catches exceptions: they must still work
-// and still go through libgcc_s (SPEC notes Q7: a preload that needs
+// and still go through libgcc_s (src/core/unwind.c: a preload that needs
 // libunwind.so.8 would take _Unwind_RaiseException over).
 #include <chrono>
 #include <cstdio>

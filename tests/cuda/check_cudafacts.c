@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* check_cudafacts.c: the plain functions behind the CUDA hooks (src/cudafacts.c). */
+/* check_cudafacts.c: the plain functions behind the CUDA hooks (hooks/cuda/cudafacts.c). */
 #include <string.h>
 
 #include "ht_check.h"

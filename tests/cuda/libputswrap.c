@@ -3,7 +3,7 @@
  * libputswrap.c: a second interposer, preloaded after hangtrace, that wraps
  * puts the usual way: dlsym(RTLD_NEXT, "puts"). If our dlsym forwarded
  * RTLD_NEXT with its own return address, "next" would be this library
- * again and puts would recurse (notes Q1, hook_tail.c).
+ * again and puts would recurse (hooks/dl.c).
  */
 #include <dlfcn.h>
 #include <stdlib.h>

@@ -98,7 +98,7 @@ check serve_port_taken_recorded tq "$T/serve2" "(
 
 # ---- nobody answers the SYN: pending in SYN_SENT, then given up ---------------------
 # A loopback listener whose accept queue is full drops SYNs, as a firewall would.
-# The waiting thread is described from /proc, not signalled (hooks/net.c:
+# The waiting thread is described from /proc, not signalled (hooks/net/net.c:
 # ht__net_dump_may_signal): its poll would fail with EINTR.
 launch fullq 0 "$PROBE" fullq 20
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$T/fullq.out.0" ] && break; sleep 0.2; done
