@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "identity.h"
 #include "options.h"
+#include "procfs.h"
 #include "redact.h"
 
 START_TEST(defaults)
@@ -156,6 +157,43 @@ START_TEST(identity_overrides_and_bad_values)
 }
 END_TEST
 
+/* ncclCommInitRank's rank is taken only where the environment gave none. */
+START_TEST(identity_learned_late)
+{
+	struct ht_identity id;
+	char *none[] = { NULL };
+	char *env[] = { "RANK=2", "WORLD_SIZE=4", NULL };
+
+	ident(none, &id);
+	ck_assert(!ht_identity_learn(&id, -1, 4));
+	ck_assert(!ht_identity_learn(&id, 1, 0));
+	ck_assert_int_eq(id.rank, -1);
+	ck_assert(ht_identity_learn(&id, 1, 8));
+	ck_assert_int_eq(id.rank, 1);
+	ck_assert_int_eq(id.world_size, 8);
+	ck_assert(!ht_identity_learn(&id, 3, 8));
+	ck_assert_int_eq(id.rank, 1);
+
+	ident(env, &id);
+	ck_assert(!ht_identity_learn(&id, 0, 8));
+	ck_assert_int_eq(id.rank, 2);
+	ck_assert_int_eq(id.world_size, 4);
+}
+END_TEST
+
+/* The paths of a thread's /proc files, and what does not fit. */
+START_TEST(task_paths)
+{
+	char p[64], small[20];
+
+	ck_assert_uint_eq(ht_task_path(p, sizeof(p), 12345, "syscall"), strlen("/proc/self/task/12345/syscall"));
+	ck_assert_str_eq(p, "/proc/self/task/12345/syscall");
+	ht_task_path(small, sizeof(small), 12345, "status");
+	ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
+	ck_assert(strncmp(small, "/proc/self/task/123", sizeof(small) - 1) == 0);
+}
+END_TEST
+
 START_TEST(environment_allow_list)
 {
 	ck_assert(ht_env_allowed("RANK=1"));
@@ -198,6 +236,8 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, disable);
 	tcase_add_test(tc, identity_per_launcher);
 	tcase_add_test(tc, identity_overrides_and_bad_values);
+	tcase_add_test(tc, identity_learned_late);
+	tcase_add_test(tc, task_paths);
 	tcase_add_test(tc, environment_allow_list);
 	tcase_add_test(tc, secret_arguments);
 	suite_add_tcase(s, tc);
