@@ -41,16 +41,18 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := $(addprefix src/base/,names.c jsonw.c fmt.c options.c identity.c redact.c signatures.c) \
 	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c) \
-	hooks/net/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c
+	hooks/net/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c \
+	src/base/ibfacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 
 # The command.
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
-CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli $(JANSSON_CFLAGS)
+CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli -pthread $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
-CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c)) \
-	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c)
+CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c) $(wildcard src/cli/check/*.c)) \
+	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c jsonw.c redact.c ibfacts.c) \
+	hooks/net/netfacts.c
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
@@ -92,7 +94,7 @@ $(B)/obj/lib/%.o: %.c $(B)/lib.flags | deps
 	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/hangtrace: $(CLI_OBJS)
-	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm
+	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm -ldl -pthread
 
 $(B)/obj/cli/%.o: %.c | deps
 	@mkdir -p $(dir $@)

@@ -20,6 +20,7 @@
 
 #include "ht.h"
 #include "net.h"
+#include "ib/ib.h"
 
 extern char **environ;
 
@@ -281,4 +282,5 @@ void ht__net_host_facts(void)
 {
 	resolve_env();
 	host_line();
+	ht__ib_host_facts();	/* the IB family's host facts (hooks/ib/ib.h) */
 }
