@@ -202,8 +202,36 @@ static void ib_rules(struct rep_job *job)
 	}
 }
 
+static bool is_check_proc(const struct rep_job *job, int64_t r)
+{
+	for (size_t i = 0; i < job->mains.n; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		if (p->rank == r)
+			return p->relevant != NULL && strcmp(p->relevant, "check") == 0;
+	}
+	return false;
+}
+
+/* A check rank ends with status 1 when a check failed: that is its answer,
+ * not a rank that died; the failed checks are the verdicts. */
+static void drop_check_exits(struct rep_job *job)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < job->nverdicts; i++) {
+		struct rep_verdict *v = job->verdicts[i];
+		bool all = v->code == HT_VERDICT_RANK_EXITED && v->nranks > 0;
+		for (size_t j = 0; all && j < v->nranks; j++)
+			all = is_check_proc(job, v->ranks[j]);
+		if (!all)
+			job->verdicts[k++] = v;
+	}
+	job->nverdicts = k;
+}
+
 void ht_rep_rules_check(struct rep_job *job)
 {
+	if (ht_rep_is_check_run(job))
+		drop_check_exits(job);
 	check_lines(job);
 	ib_rules(job);
 }
