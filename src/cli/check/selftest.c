@@ -69,9 +69,10 @@ int ht_chk_nccl_id(struct chk *c, char *why, size_t cap)
 
 /* The GPU the local rank takes, made current; a device buffer when the
  * driver can give one (the fake driver cannot: the fake NCCL needs none). */
+static int host_buf[2];
+
 static void *device_buffer(void)
 {
-	static int host_buf[2];
 	void *cu = ht_chk_libcuda();
 	if (cu == NULL || !me->f.cuda || me->f.ordinal < 0)
 		return host_buf;
@@ -129,8 +130,17 @@ static void *run(void *arg)
 	}
 	atomic_store(&state, 2);
 	r = ar(buf, buf, 1, NCCL_INT32, NCCL_SUM, comm, NULL);
-	if (r == 0 && ssync != NULL && buf != NULL && me->f.cuda)
-		r = ssync(NULL) != 0 ? -1 : 0;
+	if (r != 0) {
+		snprintf(msg, sizeof(msg), ": ncclAllReduce returned %d (%s)", r, nccl_err(h, r));
+		fail(msg);
+		return NULL;
+	}
+	/* On device memory, the all-reduce ends when the stream does. */
+	if (ssync != NULL && buf != host_buf && (r = ssync(NULL)) != 0) {
+		snprintf(msg, sizeof(msg), ": cuStreamSynchronize after ncclAllReduce returned %d", r);
+		fail(msg);
+		return NULL;
+	}
 	if (r != 0) {
 		snprintf(msg, sizeof(msg), ": ncclAllReduce returned %d (%s)", r, nccl_err(h, r));
 		fail(msg);
