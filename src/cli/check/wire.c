@@ -91,7 +91,18 @@ int ht_chk_connect(const char *host, int port, double secs, bool retry, char *de
 	}
 }
 
+static int listen_one(const char *addr, int family, int port, int *bound);
+
 int ht_chk_listen(const char *addr, int port, int *bound)
+{
+	/* Every address: [::] takes IPv4 too; 0.0.0.0 where IPv6 is off. */
+	int fd = listen_one(addr, addr == NULL ? AF_INET6 : AF_UNSPEC, port, bound);
+	if (fd < 0 && addr == NULL && fd != -EADDRINUSE)
+		fd = listen_one(NULL, AF_INET, port, bound);
+	return fd;
+}
+
+static int listen_one(const char *addr, int family, int port, int *bound)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST };
@@ -100,10 +111,8 @@ int ht_chk_listen(const char *addr, int port, int *bound)
 	int one = 1, rc = -EADDRNOTAVAIL;
 
 	snprintf(ports, sizeof(ports), "%d", port);
-	if (addr == NULL)
-		hints.ai_family = AF_INET6;	/* [::] takes IPv4 too */
-	if (getaddrinfo(addr, ports, &hints, &res) != 0 &&
-	    (addr != NULL || (hints.ai_family = AF_INET, getaddrinfo(NULL, ports, &hints, &res)) != 0))
+	hints.ai_family = family;
+	if (getaddrinfo(addr, ports, &hints, &res) != 0)
 		return -EADDRNOTAVAIL;
 	for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
 		int s = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
