@@ -55,7 +55,10 @@ job "$T/two" 2 --no-nccl --
 check gpu_two_ranks_two_gpus_pass tq "$T/two" "(
 	all(e['result'] == 'pass' for e in events('check', check='gpu'))
 	and all(e['result'] == 'pass' for e in events('check', check='gpus'))
-	and proc(rank=0).ev('check', check='gpu')['why'] != proc(rank=1).ev('check', check='gpu')['why'])"
+	and (lambda a, b: a['ordinal'] == 0 and b['ordinal'] == 1 and a['device_count'] == 2
+	     and a['uuid'].startswith('GPU-') and a['uuid'] != b['uuid']
+	     and a['libcuda'].startswith('$FAKE_CUDA/') and a['driver_version'] == 13000)(
+	     proc(rank=0).ev('check', check='gpu')['facts'], proc(rank=1).ev('check', check='gpu')['facts']))"
 
 job "$T/many" 3 --no-nccl --
 check too_many_local_ranks first_error "$T/many" too_many_local_ranks "[2]"
@@ -70,6 +73,11 @@ if [ -n "$CUDART" ]; then
 else
 	skip driver_too_old "no libcudart.so.13 to give the runtime's version"
 fi
+
+# By default (a GPU and libnccl.so.2 on every rank) the self-test runs.
+job "$T/dflt" 2 --
+check nccl_selftest_by_default tq "$T/dflt" "(len(procs) == 2 and
+	all(e['result'] == 'pass' and 'all-reduce' in e['why'] for e in events('check', check='nccl')))"
 
 # The self-test on the fake NCCL: every rank arrives.
 job "$T/nccl" 4 --nccl -- FAKE_CUDA_DEVICES=4

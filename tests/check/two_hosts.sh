@@ -8,7 +8,8 @@
 # NCCL_SOCKET_IFNAME naming no interface of B (socket_ifname_missing); a
 # bridge with the same address on both hosts as the bootstrap
 # interface (address_conflict); host B's clock 10 s ahead under faketime
-# (clock_skew). Every rank ends within the bound.
+# (clock_skew); rank 3 never launched (missing_rank). Every rank ends
+# within the bound.
 # limit: 240
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../net/ranks.shlib"
@@ -62,7 +63,7 @@ run_job() {
 	rank_on "$NSA" "hosta-$$" 0 "$d" ${A_ENV:-}
 	rank_on "$NSA" "hosta-$$" 1 "$d" ${A_ENV:-}
 	rank_on "$NSB" "hostb-$$" 2 "$d" "$@"
-	rank_on "$NSB" "hostb-$$" 3 "$d" "$@"
+	[ -n "${NO_RANK3:-}" ] || rank_on "$NSB" "hostb-$$" 3 "$d" "$@"
 	for x in $PIDS; do wait "$x"; done
 	SECS=$(echo "$(date +%s.%N) - $start" | bc)
 	"$HT" report --json "$d" >"$d.json" 2>"$d.err"
@@ -127,6 +128,12 @@ if command -v faketime >/dev/null 2>&1; then
 else
 	skip clock_skew "faketime is not installed"
 fi
+# Rank 3 never launched: missing_rank, and every other rank ends in time.
+NO_RANK3=1 run_job "$T/miss"
+check missing_rank_first_error first_error "$T/miss" missing_rank "[3]"
+check missing_rank_within_bound [ "$(echo "$SECS < $TO + 1" | bc)" = 1 ]
+check missing_rank_others_end tq "$T/miss" "len(procs) == 3 and all(p.exit['status'] == 1 for p in procs)"
+
 echo "--- the report's table for the dropped store port:"
 sed -n '/^Check run/,/failing hosts/p' "$T/store.txt"
 finish

@@ -146,6 +146,10 @@ void ht_chk_result(struct chk *c, enum ht_check_id id, const char *result, const
 	ht_jw_str(&w, "result", result);
 	ht_jw_str(&w, "code", code);
 	ht_jw_str(&w, "why", why);
+	if (c->facts[0] != '\0') {
+		ht_jw_raw(&w, "facts", c->facts, strlen(c->facts));
+		c->facts[0] = '\0';
+	}
 	if (ranks != NULL) {
 		ht_jw_arr_begin(&w, "ranks");
 		for (size_t i = 0; i < n; i++)

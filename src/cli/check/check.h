@@ -88,6 +88,9 @@ struct chk {
 	/* results */
 	int failed;			/* checks that failed so far */
 	struct chk_facts f;
+	/* A JSON object the next ht_chk_result line carries as "facts" (then
+	 * cleared), or "" for none. */
+	char facts[2048];
 	/* the NCCL unique id (hex) rank 0 hands out */
 	char nccl_id[260];
 	bool nccl_on;

@@ -104,6 +104,31 @@ static void fmt_ver(char *out, size_t cap, int64_t v)
 		snprintf(out, cap, "%lld.%lld", (long long)(v / 1000), (long long)(v % 1000 / 10));
 }
 
+/* The GPU facts the gpu line carries (doc/trace-format.md, check). */
+static void gpu_facts(struct chk *c)
+{
+	struct ht_jw w;
+	ht_jw_init(&w, c->facts, sizeof(c->facts));
+	ht_jw_obj_begin(&w, NULL);
+	ht_jw_str(&w, "libcuda", c->f.libcuda[0] ? c->f.libcuda : NULL);
+	ht_jw_int_or_null(&w, "cu_init", c->f.cuda_init, c->f.cuda_init >= 0);
+	ht_jw_int_or_null(&w, "device_count", c->f.gpu_count, c->f.gpu_count >= 0);
+	ht_jw_int_or_null(&w, "ordinal", c->f.ordinal, c->f.ordinal >= 0);
+	ht_jw_str(&w, "uuid", c->f.uuid[0] ? c->f.uuid : NULL);
+	ht_jw_str(&w, "visible_devices", strcmp(c->f.visible, "-") != 0 ? c->f.visible : NULL);
+	ht_jw_int_or_null(&w, "driver_version", c->f.driver, c->f.driver >= 0);
+	ht_jw_int_or_null(&w, "runtime_version", c->f.runtime, c->f.runtime >= 0);
+	ht_jw_int_or_null(&w, "nccl_version", c->f.nccl, c->f.nccl >= 0);
+	ht_jw_end(&w);
+	bool cut = w.full;	/* ht_jw_finish sets full: read it first */
+	size_t n = ht_jw_finish(&w);
+	/* ht_jw_finish ends the line: the field wants the object alone. */
+	if (n > 0 && c->facts[n - 1] == '\n')
+		c->facts[n - 1] = '\0';
+	if (cut || n == 0)
+		c->facts[0] = '\0';
+}
+
 static void gpu(struct chk *c)
 {
 	const char *cvd = ht_env_get(environ, "CUDA_VISIBLE_DEVICES");
@@ -119,13 +144,15 @@ static void gpu(struct chk *c)
 	c->f.runtime = runtime_version();
 	libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
 	if (libcuda == NULL) {
+		gpu_facts(c);
 		ht_chk_result(c, HT_CHECK_GPU, "skip", NULL, NULL, 0,
 			      "no CUDA driver here (libcuda.so.1 cannot be loaded)");
 		return;
 	}
-	if (dlinfo(libcuda, RTLD_DI_ORIGIN, c->f.libcuda) != 0)
-		c->f.libcuda[0] = '\0';
 	cu_init_fn init = (cu_init_fn)dlsym(libcuda, "cuInit");
+	Dl_info di;
+	if (init != NULL && dladdr((void *)init, &di) != 0 && di.dli_fname != NULL)
+		ht_strlcpy(c->f.libcuda, di.dli_fname, sizeof(c->f.libcuda));
 	cu_int_fn drv = (cu_int_fn)dlsym(libcuda, "cuDriverGetVersion");
 	cu_int_fn count = (cu_int_fn)dlsym(libcuda, "cuDeviceGetCount");
 	cu_get_fn get = (cu_get_fn)dlsym(libcuda, "cuDeviceGet");
@@ -133,6 +160,7 @@ static void gpu(struct chk *c)
 	if (uuid == NULL)
 		uuid = (cu_uuid_fn)dlsym(libcuda, "cuDeviceGetUuid");
 	if (init == NULL || drv == NULL || count == NULL || get == NULL) {
+		gpu_facts(c);
 		ht_chk_result(c, HT_CHECK_GPU, "fail", "cuda_init_failed", NULL, 0,
 			      "libcuda.so.1 lacks cuInit or cuDeviceGetCount: not a CUDA driver");
 		return;
@@ -145,6 +173,7 @@ static void gpu(struct chk *c)
 	if ((r = init(0)) != 0) {
 		c->f.cuda_init = r;
 		bool old = r == 35, stub = r == 34;
+		gpu_facts(c);
 		ht_chk_result(c, HT_CHECK_GPU, "fail",
 			      old ? "driver_too_old" : stub ? "stub_driver" : "cuda_init_failed",
 			      NULL, 0, "cuInit failed with error %d%s (driver %s, runtime %s)", r,
@@ -161,11 +190,13 @@ static void gpu(struct chk *c)
 	c->f.gpu_count = n;
 	int want = c->id.local_rank >= 0 ? (int)c->id.local_rank : 0;
 	if (c->f.driver >= 0 && c->f.runtime >= 0 && c->f.driver < c->f.runtime) {
+		gpu_facts(c);
 		ht_chk_result(c, HT_CHECK_GPU, "fail", "driver_too_old", NULL, 0,
 			      "the driver supports CUDA %s, older than the runtime's CUDA %s", dv, rv);
 		return;
 	}
 	if (want >= n) {
+		gpu_facts(c);
 		ht_chk_result(c, HT_CHECK_GPU, "fail", "too_many_local_ranks", NULL, 0,
 			      "local rank %d would take GPU %d, but %d GPU%s visible "
 			      "(CUDA_VISIBLE_DEVICES=%s)", want, want, n, n == 1 ? " is" : "s are",
@@ -180,6 +211,7 @@ static void gpu(struct chk *c)
 			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
 			 u[12], u[13], u[14], u[15]);
 	c->f.ordinal = want;
+	gpu_facts(c);
 	ht_chk_result(c, HT_CHECK_GPU, "pass", NULL, NULL, 0,
 		      "local rank %d takes GPU %d of %d (%s), CUDA_VISIBLE_DEVICES=%s, driver %s, "
 		      "runtime %s", want, want, n, c->f.uuid[0] ? c->f.uuid : "uuid ?",
@@ -212,6 +244,23 @@ static bool find_iface(struct ifaddrs *ifa, const char *spec, char *name, size_t
 	return false;
 }
 
+static void if_facts(struct chk *c, const char *spec)
+{
+	struct ht_jw w;
+	ht_jw_init(&w, c->facts, sizeof(c->facts));
+	ht_jw_obj_begin(&w, NULL);
+	ht_jw_str(&w, "nccl_socket_ifname", spec);
+	ht_jw_str(&w, "ifname", c->f.ifname[0] ? c->f.ifname : NULL);
+	ht_jw_str(&w, "addr", c->f.addr[0] ? c->f.addr : NULL);
+	ht_jw_end(&w);
+	bool cut = w.full;	/* ht_jw_finish sets full: read it first */
+	size_t n = ht_jw_finish(&w);
+	if (n > 0 && c->facts[n - 1] == '\n')
+		c->facts[n - 1] = '\0';
+	if (cut || n == 0)
+		c->facts[0] = '\0';
+}
+
 static void ifname(struct chk *c)
 {
 	struct ifaddrs *ifa = NULL;
@@ -220,6 +269,7 @@ static void ifname(struct chk *c)
 	size_t n = 0;
 
 	if (getifaddrs(&ifa) != 0) {
+		if_facts(c, spec);
 		ht_chk_result(c, HT_CHECK_IFNAME, "fail", NULL, NULL, 0,
 			      "cannot list the interfaces (getifaddrs)");
 		return;
@@ -232,7 +282,9 @@ static void ifname(struct chk *c)
 	char *name = c->f.ifname, *addr = c->f.addr;
 	size_t nc = sizeof(c->f.ifname), ac = sizeof(c->f.addr);
 	if (spec != NULL && strlen(spec) > 1) {
-		if (!find_iface(ifa, spec, name, nc, addr, ac))
+		bool found = find_iface(ifa, spec, name, nc, addr, ac);
+		if_facts(c, spec);
+		if (!found)
 			ht_chk_result(c, HT_CHECK_IFNAME, "fail", "socket_ifname_missing", NULL, 0,
 				      "NCCL_SOCKET_IFNAME=%s selects no interface of this host (%s)",
 				      spec, names);
@@ -248,6 +300,7 @@ static void ifname(struct chk *c)
 		bool found = false;
 		for (size_t k = 0; k < 4 && !found; k++)
 			found = find_iface(ifa, order[k], name, nc, addr, ac);
+		if_facts(c, spec);
 		if (!found)
 			ht_chk_result(c, HT_CHECK_IFNAME, "fail", NULL, NULL, 0,
 				      "no interface with an address: NCCL cannot bootstrap");
