@@ -3,9 +3,11 @@
  * check.h: `hangtrace check` (SPEC section 1), shared by the files of
  * src/cli/check/: check.c (options, the trace file, the order of the
  * steps, the exit status), facts.c (what one rank finds on its host),
- * meet.c (rank 0's listener, every rank's connect, the comparisons, the
+ * wire.c (sockets with deadlines), compare.c (rank 0's comparisons),
+ * meet.c (rank 0's listener, every rank's connect, the plans, the
  * peer connects) and selftest.c (the one-element all-reduce). One struct
- * chk per process; nothing else is global but the peer listener's thread.
+ * chk per process; nothing else is global but the peer listener and the
+ * self-test thread.
  */
 #ifndef HT_CLI_CHECK_H
 #define HT_CLI_CHECK_H

@@ -4,7 +4,7 @@
  * the rendezvous would; every other rank connects with its facts and its
  * clock (the offset from one round trip). Rank 0 waits for every rank up
  * to 40% of the bound, compares what must agree and answers each rank with
- * its results and a peer on the next host (a ring over hosts) to connect
+ * its results (compare.c) and a peer on the next host (a ring over hosts) to connect
  * to at the address NCCL would use; then the peer connects, the NCCL
  * self-test where it runs, and a last word from rank 0. Every wait has a
  * deadline inside the bound (fractions of --timeout below).
@@ -22,25 +22,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "meet.h"
 #include "wire.h"
 
-#define F_ARRIVE 0.40		/* rank 0 stops waiting for arrivals */
-#define F_PLAN 0.50		/* a rank stops waiting for its plan */
-#define F_DONE 0.85		/* rank 0 stops waiting for the ranks' last word */
-#define F_BYE 0.92		/* a rank stops waiting for rank 0's last word */
-
-/* What rank 0 knows of one rank. */
-struct member {
-	bool here;
-	struct chk_conn *conn;
-	json_t *facts;
-	double offset, rtt;
-	int host;			/* index of its host */
-	bool done;
-	int nccl;			/* its self-test state */
-	char peer_why[300];
-	json_t *results;		/* its plan's results */
-};
 
 /* ---- the peer listener: answers who it is, until the process ends -------- */
 
@@ -108,44 +92,13 @@ static json_t *facts_json(const struct chk *c)
 	return o;
 }
 
-static const char *fs(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s != NULL ? s : "";
-}
-
-static long long fi(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
-}
-
-/* ---- results handed to a rank --------------------------------------------- */
-
-static void add_result(json_t *arr, enum ht_check_id id, const char *result, const char *code,
-		       const int64_t *ranks, size_t n, const char *why)
-{
-	json_t *o = json_object();
-	json_object_set_new(o, "check", json_string(ht_check_name(id)));
-	json_object_set_new(o, "result", json_string(result));
-	json_object_set_new(o, "code", code != NULL ? json_string(code) : json_null());
-	json_object_set_new(o, "why", json_string(why));
-	if (ranks != NULL) {
-		json_t *r = json_array();
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(r, json_integer(ranks[i]));
-		json_object_set_new(o, "ranks", r);
-	}
-	json_array_append_new(arr, o);
-}
-
 /* Writes the results a plan carries as this rank's check lines. */
 static void write_results(struct chk *c, json_t *arr)
 {
 	size_t i;
 	json_t *o;
 	json_array_foreach(arr, i, o) {
-		int id = ht_check_from_name(fs(o, "check"));
+		int id = ht_check_from_name(ht_chk__str(o, "check"));
 		json_t *rk = json_object_get(o, "ranks");
 		int64_t ranks[256];
 		size_t n = 0, j;
@@ -157,204 +110,8 @@ static void write_results(struct chk *c, json_t *arr)
 				ranks[n++] = json_integer_value(v);
 		}
 		const char *code = json_string_value(json_object_get(o, "code"));
-		ht_chk_result(c, (enum ht_check_id)id, fs(o, "result"), code,
-			      json_is_array(rk) ? ranks : NULL, n, "%s", fs(o, "why"));
-	}
-}
-
-/* ---- rank 0: the comparisons ------------------------------------------------ */
-
-struct hostinfo {
-	const char *name, *boot;
-	int64_t first;			/* its lowest rank */
-	int nranks;
-};
-
-static void ranks_str(const int64_t *r, size_t n, char *out, size_t cap)
-{
-	size_t k = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < n && k + 24 < cap; i++)
-		k += (size_t)snprintf(out + k, cap - k, "%s%lld", i ? "," : "", (long long)r[i]);
-}
-
-/* The most common value of key among the members here (-1 ignored). */
-static long long majority(struct member *m, int64_t ws, const char *key)
-{
-	long long best = -1;
-	int bestn = 0;
-	for (int64_t i = 0; i < ws; i++) {
-		if (!m[i].here || fi(m[i].facts, key) < 0)
-			continue;
-		int n = 0;
-		for (int64_t j = 0; j < ws; j++)
-			n += m[j].here && fi(m[j].facts, key) == fi(m[i].facts, key);
-		if (n > bestn) {
-			bestn = n;
-			best = fi(m[i].facts, key);
-		}
-	}
-	return best;
-}
-
-static void compare(struct member *m, int64_t ws, double waited)
-{
-	int64_t missing[CHK_MAX_RANKS] = { 0 };
-	size_t nmiss = 0;
-	struct hostinfo hosts[CHK_MAX_RANKS];
-	int nh = 0;
-	char buf[1024];
-
-	for (int64_t r = 0; r < ws; r++) {
-		m[r].results = json_array();
-		if (!m[r].here) {
-			missing[nmiss++] = r;
-			continue;
-		}
-		int h = 0;
-		while (h < nh && !(strcmp(hosts[h].name, fs(m[r].facts, "host")) == 0 &&
-				   strcmp(hosts[h].boot, fs(m[r].facts, "boot_id")) == 0))
-			h++;
-		if (h == nh)
-			hosts[nh++] = (struct hostinfo){ fs(m[r].facts, "host"),
-							 fs(m[r].facts, "boot_id"), r, 0 };
-		hosts[h].nranks++;
-		m[r].host = h;
-	}
-	/* arrivals */
-	ranks_str(missing, nmiss, buf, sizeof(buf));
-	for (int64_t r = 0; r < ws; r++) {
-		if (!m[r].here)
-			continue;
-		char why[1200];
-		if (nmiss > 0)
-			snprintf(why, sizeof(why), "rank%s %s never arrived at rank 0 in %.1f s",
-				 nmiss == 1 ? "" : "s", buf, waited);
-		else
-			snprintf(why, sizeof(why), "all %lld ranks arrived in %.2f s", (long long)ws,
-				 waited);
-		add_result(m[r].results, HT_CHECK_ARRIVALS, nmiss > 0 ? "fail" : "pass",
-			   nmiss > 0 ? "missing_rank" : NULL, missing, nmiss, why);
-	}
-	/* versions: world size, hangtrace, driver, runtime, NCCL */
-	static const char *const keys[] = { "world_size", "driver", "runtime", "nccl" };
-	long long maj[4];
-	for (int k = 0; k < 4; k++)
-		maj[k] = majority(m, ws, keys[k]);
-	for (int64_t r = 0; r < ws; r++) {
-		if (!m[r].here)
-			continue;
-		char why[600] = "";
-		size_t n = 0;
-		const char *code = NULL;
-		for (int k = 0; k < 4; k++) {
-			long long v = fi(m[r].facts, keys[k]);
-			if (v < 0 || maj[k] < 0 || v == maj[k])
-				continue;
-			code = k == 0 ? "world_size_mismatch" : code != NULL ? code : "version_mismatch";
-			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s %lld where most ranks "
-					      "have %lld", n ? "; " : "", keys[k], v, maj[k]);
-		}
-		if (code != NULL)
-			add_result(m[r].results, HT_CHECK_VERSIONS, "fail", code, &r, 1, why);
-		else
-			add_result(m[r].results, HT_CHECK_VERSIONS, "pass", NULL, NULL, 0,
-				   "world size, driver, runtime and NCCL versions agree");
-	}
-	/* GPUs per host */
-	for (int64_t r = 0; r < ws; r++) {
-		if (!m[r].here)
-			continue;
-		if (!json_is_true(json_object_get(m[r].facts, "cuda"))) {
-			add_result(m[r].results, HT_CHECK_GPUS, "skip", NULL, NULL, 0,
-				   "no GPU seen by this rank");
-			continue;
-		}
-		int64_t same[256];
-		size_t ns = 0, k = 0;
-		int64_t order = 0;	/* its place among its host's ranks */
-		for (int64_t q = 0; q < ws; q++) {
-			if (!m[q].here || m[q].host != m[r].host)
-				continue;
-			if (q < r)
-				order++;
-			if (fs(m[r].facts, "uuid")[0] != '\0' &&
-			    strcmp(fs(m[q].facts, "uuid"), fs(m[r].facts, "uuid")) == 0 && ns < 256)
-				same[ns++] = q;
-		}
-		long long count = fi(m[r].facts, "gpu_count");
-		(void)k;
-		if (ns > 1) {
-			char rs[400];
-			ranks_str(same, ns, rs, sizeof(rs));
-			snprintf(buf, sizeof(buf), "ranks %s on host %s all take GPU %s", rs,
-				 hosts[m[r].host].name, fs(m[r].facts, "uuid"));
-			add_result(m[r].results, HT_CHECK_GPUS, "fail", "duplicate_gpu", same, ns, buf);
-		} else if (count >= 0 && hosts[m[r].host].nranks > count && order >= count) {
-			snprintf(buf, sizeof(buf), "host %s has %d ranks here but %lld GPU%s visible",
-				 hosts[m[r].host].name, hosts[m[r].host].nranks, count,
-				 count == 1 ? "" : "s");
-			add_result(m[r].results, HT_CHECK_GPUS, "fail", "too_many_local_ranks", &r, 1,
-				   buf);
-		} else {
-			add_result(m[r].results, HT_CHECK_GPUS, "pass", NULL, NULL, 0,
-				   "its GPU is its own on this host");
-		}
-	}
-	/* bootstrap addresses across hosts */
-	for (int64_t r = 0; r < ws; r++) {
-		if (!m[r].here)
-			continue;
-		const char *a = fs(m[r].facts, "addr");
-		int64_t other = -1;
-		for (int64_t q = 0; q < ws && other < 0; q++)
-			if (m[q].here && m[q].host != m[r].host && a[0] != '\0' &&
-			    strcmp(fs(m[q].facts, "addr"), a) == 0)
-				other = q;
-		if (other >= 0) {
-			int64_t both[2] = { r < other ? r : other, r < other ? other : r };
-			snprintf(buf, sizeof(buf), "host %s (rank %lld) and host %s (rank %lld) would "
-				 "both bootstrap NCCL from %s (%s): peers reach the wrong host",
-				 hosts[m[r].host].name, (long long)r, hosts[m[other].host].name,
-				 (long long)other, a, fs(m[r].facts, "ifname"));
-			add_result(m[r].results, HT_CHECK_ADDRESSES, "fail", "address_conflict", both,
-				   2, buf);
-		} else {
-			snprintf(buf, sizeof(buf), "bootstraps from %s (%s), unique across hosts",
-				 a[0] ? a : "?", fs(m[r].facts, "ifname"));
-			add_result(m[r].results, HT_CHECK_ADDRESSES, "pass", NULL, NULL, 0, buf);
-		}
-	}
-	/* clocks against rank 0's */
-	for (int64_t r = 0; r < ws; r++) {
-		if (!m[r].here)
-			continue;
-		double off = -m[r].offset;	/* its clock minus rank 0's */
-		if (fabs(off) > CHK_SKEW_MAX) {
-			snprintf(buf, sizeof(buf), "the clock of host %s is %.1f s %s rank 0's "
-				 "(host %s; round trip %.3f s)", hosts[m[r].host].name, fabs(off),
-				 off > 0 ? "ahead of" : "behind", hosts[0].name, m[r].rtt);
-			add_result(m[r].results, HT_CHECK_CLOCK, "fail", "clock_skew", &r, 1, buf);
-		} else {
-			snprintf(buf, sizeof(buf), "within %.3f s of rank 0's clock", fabs(off));
-			add_result(m[r].results, HT_CHECK_CLOCK, "pass", NULL, NULL, 0, buf);
-		}
-	}
-	/* the peer on the next host */
-	for (int64_t r = 0; r < ws; r++) {
-		if (!m[r].here)
-			continue;
-		json_t *plan_peer = json_null();
-		if (nh > 1) {
-			int64_t p = hosts[(m[r].host + 1) % nh].first;
-			plan_peer = json_object();
-			json_object_set_new(plan_peer, "rank", json_integer(p));
-			json_object_set_new(plan_peer, "host", json_string(fs(m[p].facts, "host")));
-			json_object_set_new(plan_peer, "boot_id", json_string(fs(m[p].facts, "boot_id")));
-			json_object_set_new(plan_peer, "addr", json_string(fs(m[p].facts, "addr")));
-			json_object_set_new(plan_peer, "port", json_integer(fi(m[p].facts, "peer_port")));
-		}
-		json_object_set_new(m[r].facts, "plan_peer", plan_peer);
+		ht_chk_result(c, (enum ht_check_id)id, ht_chk__str(o, "result"), code,
+			      json_is_array(rk) ? ranks : NULL, n, "%s", ht_chk__str(o, "why"));
 	}
 }
 
@@ -367,13 +124,13 @@ static void peer_test(struct chk *c, json_t *peer)
 			      "one host: no peer on another host");
 		return;
 	}
-	const char *addr = fs(peer, "addr");
-	int port = (int)fi(peer, "port");
-	int64_t pr = fi(peer, "rank");
+	const char *addr = ht_chk__str(peer, "addr");
+	int port = (int)ht_chk__int(peer, "port");
+	int64_t pr = ht_chk__int(peer, "rank");
 	if (addr[0] == '\0' || port <= 0) {
 		ht_chk_result(c, HT_CHECK_PEER, "skip", NULL, NULL, 0,
 			      "rank %lld on host %s has no address NCCL would use", (long long)pr,
-			      fs(peer, "host"));
+			      ht_chk__str(peer, "host"));
 		return;
 	}
 	double secs = c->timeout * 0.15 < 10 ? c->timeout * 0.15 : 10;
@@ -381,7 +138,7 @@ static void peer_test(struct chk *c, json_t *peer)
 	if (fd < 0) {
 		ht_chk_result(c, HT_CHECK_PEER, "fail", "peer_unreachable", &pr, 1,
 			      "cannot connect to rank %lld on host %s at %s, the address NCCL would "
-			      "use: %s%s", (long long)pr, fs(peer, "host"), dest, strerror(-fd),
+			      "use: %s%s", (long long)pr, ht_chk__str(peer, "host"), dest, strerror(-fd),
 			      fd == -ETIMEDOUT ? " (nobody answers: a firewall between the hosts?)" : "");
 		return;
 	}
@@ -395,15 +152,15 @@ static void peer_test(struct chk *c, json_t *peer)
 			      "connected to %s but rank %lld never answered", dest, (long long)pr);
 		return;
 	}
-	if (strcmp(fs(who, "host"), fs(peer, "host")) != 0 ||
-	    strcmp(fs(who, "boot_id"), fs(peer, "boot_id")) != 0) {
+	if (strcmp(ht_chk__str(who, "host"), ht_chk__str(peer, "host")) != 0 ||
+	    strcmp(ht_chk__str(who, "boot_id"), ht_chk__str(peer, "boot_id")) != 0) {
 		ht_chk_result(c, HT_CHECK_PEER, "fail", "address_conflict", &pr, 1,
 			      "%s, where rank %lld of host %s should listen, was answered by host %s "
 			      "(rank %lld): the address is not unique", dest, (long long)pr,
-			      fs(peer, "host"), fs(who, "host"), fi(who, "rank"));
+			      ht_chk__str(peer, "host"), ht_chk__str(who, "host"), ht_chk__int(who, "rank"));
 	} else {
 		ht_chk_result(c, HT_CHECK_PEER, "pass", NULL, NULL, 0,
-			      "reached rank %lld on host %s at %s", (long long)pr, fs(peer, "host"),
+			      "reached rank %lld on host %s at %s", (long long)pr, ht_chk__str(peer, "host"),
 			      dest);
 	}
 	json_decref(who);
@@ -412,7 +169,7 @@ static void peer_test(struct chk *c, json_t *peer)
 /* ---- the NCCL self-test while waiting --------------------------------------- */
 
 /* Whether this run does the all-reduce (rank 0 decides it for all). */
-static bool want_nccl(struct chk *c, struct member *m, int64_t ws)
+static bool want_nccl(struct chk *c, struct chk_member *m, int64_t ws)
 {
 	if (c->nccl == 0)
 		return false;
@@ -420,7 +177,7 @@ static bool want_nccl(struct chk *c, struct member *m, int64_t ws)
 		return true;
 	for (int64_t r = 0; r < ws; r++)
 		if (m[r].here && (!json_is_true(json_object_get(m[r].facts, "cuda")) ||
-				  fi(m[r].facts, "nccl") < 0 || fi(m[r].facts, "ordinal") < 0))
+				  ht_chk__int(m[r].facts, "nccl") < 0 || ht_chk__int(m[r].facts, "ordinal") < 0))
 			return false;
 	return true;
 }
@@ -438,7 +195,7 @@ static const char *nccl_word(int s)
 
 /* ---- rank 0 ------------------------------------------------------------------ */
 
-static void nccl_verdict(struct chk *c, struct member *m, int64_t ws, json_t *out)
+static void nccl_verdict(struct chk *c, struct chk_member *m, int64_t ws, json_t *out)
 {
 	int64_t bad[CHK_MAX_RANKS], never[CHK_MAX_RANKS];
 	size_t nb = 0, nn = 0;
@@ -451,20 +208,20 @@ static void nccl_verdict(struct chk *c, struct member *m, int64_t ws, json_t *ou
 			never[nn++] = r;
 	}
 	if (nb == 0) {
-		add_result(out, HT_CHECK_NCCL, "pass", NULL, NULL, 0,
+		ht_chk__add_result(out, HT_CHECK_NCCL, "pass", NULL, NULL, 0,
 			   "the one-element all-reduce finished on every rank");
 		return;
 	}
 	/* Blame those that never joined when there are any: the rest wait for them. */
 	int64_t *blame = nn > 0 ? never : bad;
 	size_t nbl = nn > 0 ? nn : nb;
-	ranks_str(blame, nbl, rs, sizeof(rs));
+	ht_chk__ranks_str(blame, nbl, rs, sizeof(rs));
 	int64_t first = blame[0];
 	snprintf(why, sizeof(why), "the all-reduce did not finish in %.0f s: rank%s %s %s%s",
 		 c->timeout * F_DONE, nbl == 1 ? "" : "s", rs,
 		 !m[first].here ? "never arrived" : nccl_word(m[first].nccl),
-		 m[first].here && m[first].nccl < 0 ? m[first].peer_why : "");
-	add_result(out, HT_CHECK_NCCL, "fail", "nccl_selftest_failed", blame, nbl, why);
+		 m[first].here && m[first].nccl < 0 ? m[first].nccl_why : "");
+	ht_chk__add_result(out, HT_CHECK_NCCL, "fail", "nccl_selftest_failed", blame, nbl, why);
 }
 
 static void serve(struct chk *c)
@@ -480,7 +237,7 @@ static void serve(struct chk *c)
 	}
 	ht_chk_result(c, HT_CHECK_RENDEZVOUS, "pass", NULL, NULL, 0,
 		      "rank 0 listens on port %d", c->port);
-	struct member *m = calloc((size_t)ws, sizeof(*m));
+	struct chk_member *m = calloc((size_t)ws, sizeof(*m));
 	struct chk_conn **pend = calloc(CHK_MAX_RANKS, sizeof(*pend));
 	size_t npend = 0;
 	int64_t here = 1;
@@ -508,7 +265,7 @@ static void serve(struct chk *c)
 			json_t *o;
 			while (cn != NULL && (o = ht_chk_take(cn)) != NULL) {
 				json_t *f = json_object_get(o, "facts");
-				int64_t r = fi(f, "rank");
+				int64_t r = ht_chk__int(f, "rank");
 				if (json_is_object(f) && r > 0 && r < ws && !m[r].here &&
 				    m[r].conn == NULL) {
 					m[r].conn = cn;
@@ -530,11 +287,11 @@ static void serve(struct chk *c)
 		}
 	}
 	double waited = ht_chk_mono() - t_start;
-	compare(m, ws, waited);
+	ht_chk__compare(m, ws, waited);
 	bool nccl = want_nccl(c, m, ws);
 	char id[260] = "";
 	if (nccl && ht_chk_nccl_id(c, why, sizeof(why)) != 0) {
-		add_result(m[0].results, HT_CHECK_NCCL, "fail", "nccl_selftest_failed", NULL, 0, why);
+		ht_chk__add_result(m[0].results, HT_CHECK_NCCL, "fail", "nccl_selftest_failed", NULL, 0, why);
 		nccl = false;
 	}
 	if (nccl)
@@ -557,7 +314,7 @@ static void serve(struct chk *c)
 		char w[200];
 		m[0].nccl = nccl ? ht_chk_nccl_state(w, sizeof(w)) : 3;
 		if (m[0].nccl < 0)
-			ht_strlcpy(m[0].peer_why, w, sizeof(m[0].peer_why));
+			ht_strlcpy(m[0].nccl_why, w, sizeof(m[0].nccl_why));
 		bool all = m[0].nccl == 3 || m[0].nccl < 0 || !nccl;
 		for (int64_t r = 1; r < ws; r++)
 			all = all && (!m[r].here || m[r].done);
@@ -574,12 +331,12 @@ static void serve(struct chk *c)
 		poll(pf, n, nccl ? 20 : (int)(ht_chk_left(c, F_DONE) * 1000) + 1);
 		for (nfds_t i = 0; i < n; i++) {
 			json_t *o;
-			struct member *mm = &m[who[i]];
+			struct chk_member *mm = &m[who[i]];
 			while ((o = ht_chk_take(mm->conn)) != NULL) {
 				if (json_object_get(o, "nccl") != NULL)
-					mm->nccl = (int)fi(o, "nccl");
+					mm->nccl = (int)ht_chk__int(o, "nccl");
 				if (json_object_get(o, "nccl_why") != NULL)
-					ht_strlcpy(mm->peer_why, fs(o, "nccl_why"), sizeof(mm->peer_why));
+					ht_strlcpy(mm->nccl_why, ht_chk__str(o, "nccl_why"), sizeof(mm->nccl_why));
 				if (json_is_true(json_object_get(o, "done")))
 					mm->done = true;
 				json_decref(o);
