@@ -8,7 +8,8 @@
 # NCCL_SOCKET_IFNAME naming no interface of B (socket_ifname_missing); a
 # bridge with the same address on both hosts as the bootstrap
 # interface (address_conflict); host B's clock 10 s ahead under faketime
-# (clock_skew); rank 3 never launched (missing_rank). Every rank ends
+# (clock_skew); host B given a loopback MASTER_ADDR (master_addr_loopback);
+# rank 3 never launched (missing_rank). Every rank ends
 # within the bound.
 # limit: 240
 . "$(dirname "$0")/../lib.sh"
@@ -128,6 +129,11 @@ if command -v faketime >/dev/null 2>&1; then
 else
 	skip clock_skew "faketime is not installed"
 fi
+# Host B told MASTER_ADDR=127.0.0.1 (its own loopback) in a two-host job.
+run_job "$T/lo" MASTER_ADDR=127.0.0.1 LOCAL_WORLD_SIZE=2
+check master_addr_loopback_first_error first_error "$T/lo" master_addr_loopback "[2, 3]"
+check master_addr_loopback_failed_hosts failed_hosts "$T/lo" "hostb-$$"
+
 # Rank 3 never launched: missing_rank, and every other rank ends in time.
 NO_RANK3=1 run_job "$T/miss"
 check missing_rank_first_error first_error "$T/miss" missing_rank "[3]"

@@ -4,8 +4,8 @@
  * the rendezvous would; every other rank connects with its facts and its
  * clock (the offset from one round trip). Rank 0 waits for every rank up
  * to 40% of the bound, compares what must agree and answers each rank with
- * its results (compare.c) and a peer on the next host (a ring over hosts) to connect
- * to at the address NCCL would use; then the peer connects, the NCCL
+ * its results (compare.c) and a peer on the next host (a ring over hosts)
+ * to connect to at the address NCCL would use; then the peer connects, the NCCL
  * self-test where it runs, and a last word from rank 0. Every wait has a
  * deadline inside the bound (fractions of --timeout below).
  */
@@ -23,6 +23,7 @@
 
 #include "check.h"
 #include "meet.h"
+#include "netfacts.h"
 #include "wire.h"
 
 
@@ -372,12 +373,48 @@ static void skip_rest(struct chk *c, enum ht_check_id from, const char *why)
 		ht_chk_result(c, (enum ht_check_id)id, "skip", NULL, NULL, 0, "%s", why);
 }
 
+/* The ranks on this host when the launcher says (else -1). */
+static long long local_world(void)
+{
+	static const char *const vars[] = { "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+					    "SLURM_NTASKS_PER_NODE", "MPI_LOCALNRANKS" };
+	extern char **environ;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		int64_t v;
+		const char *s = ht_env_get(environ, vars[i]);
+		if (s != NULL && ht_parse_i64(s, &v) && v > 0)
+			return v;
+	}
+	return -1;
+}
+
+/* True when MASTER_ADDR resolves to loopback here while the job spans hosts:
+ * every host then looks for rank 0 on itself (the /etc/hosts trap). */
+static bool master_loopback(const char *host, int64_t world)
+{
+	struct ht_addr a;
+	long long local = local_world();
+	if (local < 0 || local >= world)
+		return false;
+	if (ht_addr_parse(&a, host))
+		return ht_addr_loopback(&a);
+	return strcmp(host, "localhost") == 0;
+}
+
 static void join(struct chk *c)
 {
 	const char *host = c->master != NULL && c->master[0] != '\0' ? c->master : "127.0.0.1";
 	char dest[128];
 	double secs = ht_chk_left(c, F_ARRIVE);
 	int fd = ht_chk_connect(host, c->port, secs, true, dest, sizeof(dest));
+	if (fd < 0 && master_loopback(host, c->id.world_size)) {
+		ht_chk_result(c, HT_CHECK_RENDEZVOUS, "fail", "master_addr_loopback", NULL, 0,
+			      "MASTER_ADDR %s is this host's loopback, but the job spans hosts (%lld "
+			      "ranks, %lld here): rank 0 is not reached at %s: %s", host,
+			      (long long)c->id.world_size, local_world(), dest, strerror(-fd));
+		skip_rest(c, HT_CHECK_ARRIVALS, "rank 0 was not reached");
+		return;
+	}
 	if (fd < 0) {
 		ht_chk_result(c, HT_CHECK_RENDEZVOUS, "fail", "rendezvous_unreachable", NULL, 0,
 			      "cannot connect to rank 0 at %s (MASTER_ADDR %s, port %d) in %.1f s: %s%s",

@@ -17,6 +17,9 @@ static const char *advice_of(const char *code)
 		{ "rendezvous_unreachable", "Open MASTER_PORT between the hosts (firewall, security "
 		  "group), check MASTER_ADDR names rank 0's host from every host, and that nothing "
 		  "else holds the port." },
+		{ "master_addr_loopback", "Set MASTER_ADDR to rank 0's host name or address as "
+		  "the other hosts reach it (not localhost or 127.0.0.1), and check that name does not "
+		  "map to 127.0.1.1 in /etc/hosts." },
 		{ "missing_rank", "Look at the launcher: the ranks named never started (wrong -n, "
 		  "a node that did not come up, a failed container start)." },
 		{ "socket_ifname_missing", "Set NCCL_SOCKET_IFNAME to an interface that exists on "
