@@ -229,17 +229,19 @@ void ht_chk__compare(struct chk_member *m, int64_t ws, double waited)
 	for (int64_t r = 0; r < ws; r++) {
 		if (!m[r].here)
 			continue;
-		json_t *plan_peer = json_null();
+		/* No peer: a sentence saying why, for the rank's skip line. */
+		json_t *pp = json_string(nmiss > 0 ? "no rank of another host arrived at rank 0"
+						   : "one host: no peer on another host");
 		if (nh > 1) {
 			int64_t p = hosts[(m[r].host + 1) % nh].first;
-			plan_peer = json_object();
-			json_object_set_new(plan_peer, "rank", json_integer(p));
-			json_object_set_new(plan_peer, "host", json_string(ht_chk__str(m[p].facts, "host")));
-			json_object_set_new(plan_peer, "boot_id", json_string(ht_chk__str(m[p].facts, "boot_id")));
-			json_object_set_new(plan_peer, "addr", json_string(ht_chk__str(m[p].facts, "addr")));
-			json_object_set_new(plan_peer, "port", json_integer(ht_chk__int(m[p].facts, "peer_port")));
+			json_t *f = m[p].facts;
+			json_decref(pp);
+			pp = json_pack("{s:I,s:s,s:s,s:s,s:I}", "rank", (json_int_t)p,
+				       "host", ht_chk__str(f, "host"), "boot_id", ht_chk__str(f, "boot_id"),
+				       "addr", ht_chk__str(f, "addr"),
+				       "port", (json_int_t)ht_chk__int(f, "peer_port"));
 		}
-		json_object_set_new(m[r].facts, "plan_peer", plan_peer);
+		json_object_set_new(m[r].facts, "plan_peer", pp);
 	}
 }
 

@@ -121,7 +121,8 @@ static void peer_test(struct chk *c, json_t *peer)
 {
 	char dest[128];
 	if (!json_is_object(peer)) {
-		ht_chk_result(c, HT_CHECK_PEER, "skip", NULL, NULL, 0,
+		ht_chk_result(c, HT_CHECK_PEER, "skip", NULL, NULL, 0, "%s",
+			      json_is_string(peer) ? json_string_value(peer) :
 			      "one host: no peer on another host");
 		return;
 	}

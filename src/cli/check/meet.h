@@ -40,7 +40,8 @@ void ht_chk__add_result(json_t *arr, enum ht_check_id id, const char *result, co
 /*
  * Rank 0: from the members that arrived (m[0..ws), waited seconds of
  * waiting), each member's results (arrivals, versions, gpus, addresses,
- * clock) and its "plan_peer" in its facts: a rank on the next host.
+ * clock) and its "plan_peer" in its facts: a rank on the next host, or
+ * a sentence saying why there is none.
  */
 void ht_chk__compare(struct chk_member *m, int64_t ws, double waited);
 

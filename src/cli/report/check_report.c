@@ -7,6 +7,7 @@
  * passed it, else SKIP with the reason. A host is a failing host when a
  * failed check blames it: the ranks a line names (the peer that cannot be
  * reached, the skewed clock), else the host of the rank that wrote it.
+ * The table is small work (hosts x checks x lines): fine for a check run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -197,14 +198,22 @@ void ht_rep_check_text(struct rep_job *job, FILE *out)
 				fprintf(out, "  FAIL %s %s: %s\n", job->hosts[i]->name, ht_check_name(k),
 					c.why != NULL ? c.why : "");
 		}
-	for (int k = 0; k < HT_CHECK_COUNT; k++) {
-		const char *shown = NULL;
-		for (size_t i = 0; i < job->nhosts; i++) {
+	/* Each host's skip reasons once, with the checks they skipped. */
+	for (size_t i = 0; i < job->nhosts; i++) {
+		bool done[HT_CHECK_COUNT] = { false };
+		for (int k = 0; k < HT_CHECK_COUNT; k++) {
 			struct cell c = cell_of(job->hosts[i], k);
-			if (c.state != 1 || c.why == NULL || (shown != NULL && strcmp(shown, c.why) == 0))
+			if (done[k] || c.state != 1 || c.why == NULL)
 				continue;
-			fprintf(out, "  SKIP %s %s: %s\n", job->hosts[i]->name, ht_check_name(k), c.why);
-			shown = c.why;
+			fprintf(out, "  SKIP %s %s", job->hosts[i]->name, ht_check_name(k));
+			for (int q = k + 1; q < HT_CHECK_COUNT; q++) {
+				struct cell d = cell_of(job->hosts[i], q);
+				if (!done[q] && d.state == 1 && d.why != NULL && strcmp(d.why, c.why) == 0) {
+					fprintf(out, ",%s", ht_check_name(q));
+					done[q] = true;
+				}
+			}
+			fprintf(out, ": %s\n", c.why);
 		}
 	}
 	int64_t miss[64];

@@ -130,7 +130,8 @@ static void check_lines(struct rep_job *job)
 
 /* ---- InfiniBand / RoCE ------------------------------------------------------------ */
 
-static const struct rep_checkfacts *ib_of_host(const struct rep_host *h, const struct rep_proc **who)
+static const struct rep_checkfacts *ib_of_host(const struct rep_host *h,
+						const struct rep_proc **who)
 {
 	for (size_t i = 0; i < h->procs.n; i++) {
 		const struct rep_proc *p = h->procs.v[i];
