@@ -115,7 +115,7 @@ $(B):
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -iquote tests $(JANSSON_CFLAGS) \
 	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm -ldl -pthread
 TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))
 CHECK_SRCS := tests/check_main.c $(sort $(wildcard tests/*/check_*.c))
 CHECK_OBJS := $(CHECK_SRCS:%.c=$(B)/obj/check/%.o) \
