@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check/check.h"
 #include "check_report.h"
@@ -287,7 +288,9 @@ json_t *ht_rep_check_json(struct rep_job *job)
 int ht_rep_check_failed_hosts(struct rep_job *job, const char *dir)
 {
 	char path[4096];
-	if (!ht_rep_is_check_run(job))
+	struct stat st;
+	/* Only into a folder: a single trace file given as DIR gets none. */
+	if (!ht_rep_is_check_run(job) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	bool *bad = calloc(job->nhosts + 1, sizeof(*bad));
 	if (bad == NULL)

@@ -175,9 +175,11 @@ static void ib_rules(struct rep_job *job)
 				const struct rep_ibprob *x = &f->probs[k];
 				if (x->dev != NULL && x->port != REP_UNKNOWN)
 					ht_rep_verdict_note(job, v, "host %s, %s port %lld: %s", h->name,
-							    x->dev, (long long)x->port, x->what);
+							    x->dev, (long long)x->port,
+							    x->what != NULL ? x->what : "?");
 				else
-					ht_rep_verdict_note(job, v, "host %s: %s", h->name, x->what);
+					ht_rep_verdict_note(job, v, "host %s: %s", h->name,
+							    x->what != NULL ? x->what : "?");
 			}
 			ht_rep_verdict_evidence(job, v, &f->ib_loc, NULL);
 		}
