@@ -5,14 +5,52 @@
 # a port DOWN, NCCL_IB_GID_INDEX at a link-local GID on a RoCE port, each
 # an ib_misconfigured naming host, device and port, both in a traced run
 # (the library's "ib" line) and in `hangtrace check`; and GID index 3 on
-# one host, 4 on the other: a warning.
+# one host, 4 on the other: a warning (traced, and checked over two hosts
+# in network namespaces).
 # limit: 120
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../net/ranks.shlib"
 
 if ! unshare -m true 2>/dev/null; then
 	skip ib "no mount namespaces (unshare -m)"
-	finish
+	
+# The same in `hangtrace check`: two hosts (network namespaces joined by a
+# veth pair, each its own host name), GID index 3 on one and 4 on the other.
+NSA=ht-iba-$$ NSB=ht-ibb-$$
+teardown() {
+	for p in $SPAWNED; do kill -9 "$p" 2>/dev/null; done
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	cleanup
+}
+trap teardown EXIT
+if why=$(two_hosts "$NSA" "$NSB" hiba$$ hibb$$ 10.215.0.1 10.215.0.2); then
+	P=$(free_port)
+	pids=""
+	for r in 0 1; do
+		ns=$NSA; [ $r = 1 ] && ns=$NSB
+		ip netns exec "$ns" unshare -u sh -c 'hostname "$0" && exec "$@"' "ibchk$r-$$" \
+			unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /sys/class &&
+			mkdir /sys/class/infiniband && mount --bind "$0/infiniband" /sys/class/infiniband &&
+			exec "$@"' "$F" env RANK=$r WORLD_SIZE=2 MASTER_ADDR=10.215.0.1 MASTER_PORT=$P \
+			NCCL_IB_HCA=mlx5_0 NCCL_IB_GID_INDEX=$((3 + r)) \
+			"$HT" check --dir "$T/gidchk" --timeout 8 --no-nccl >"$T/gidchk.out.$r" 2>&1 &
+		pids="$pids $!"
+		SPAWNED="$SPAWNED $!"
+	done
+	for x in $pids; do wait "$x"; done
+	"$HT" report --json "$T/gidchk" >"$T/gidchk.json" 2>/dev/null
+	check checked_gid_index_differs_warning "$PY" -c "
+import json
+r = json.load(open('$T/gidchk.json'))
+v = [x for x in r['verdicts'] if x['code'] == 'ib_misconfigured' and 'memlock' not in x['summary']]
+assert len(v) == 1 and v[0]['severity'] == 'warning' and 'is 3 on host ibchk0' in v[0]['summary'] and 'but 4 on host ibchk1' in v[0]['summary'], v
+assert len(r['check']['hosts']) == 2, r['check']
+"
+else
+	skip checked_gid_index_differs_warning "$why"
+fi
+finish
 fi
 # A sysfs-like tree: mlx5_0 port 1 RoCE ACTIVE (GID 0 link-local, GID 3
 # and 4 routable RoCE v2), mlx5_1 port 1 InfiniBand DOWN.
@@ -94,4 +132,41 @@ r = json.load(open('$T/gids.json'))
 v = [x for x in r['verdicts'] if x['code'] == 'ib_misconfigured' and 'memlock' not in x['summary']]
 assert len(v) == 1 and v[0]['severity'] == 'warning' and 'is 3 on host' in v[0]['summary'] and 'but 4' in v[0]['summary'], v
 "
+
+# The same in `hangtrace check`: two hosts (network namespaces joined by a
+# veth pair, each its own host name), GID index 3 on one and 4 on the other.
+NSA=ht-iba-$$ NSB=ht-ibb-$$
+teardown() {
+	for p in $SPAWNED; do kill -9 "$p" 2>/dev/null; done
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	cleanup
+}
+trap teardown EXIT
+if why=$(two_hosts "$NSA" "$NSB" hiba$$ hibb$$ 10.215.0.1 10.215.0.2); then
+	P=$(free_port)
+	pids=""
+	for r in 0 1; do
+		ns=$NSA; [ $r = 1 ] && ns=$NSB
+		ip netns exec "$ns" unshare -u sh -c 'hostname "$0" && exec "$@"' "ibchk$r-$$" \
+			unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs none /sys/class &&
+			mkdir /sys/class/infiniband && mount --bind "$0/infiniband" /sys/class/infiniband &&
+			exec "$@"' "$F" env RANK=$r WORLD_SIZE=2 MASTER_ADDR=10.215.0.1 MASTER_PORT=$P \
+			NCCL_IB_HCA=mlx5_0 NCCL_IB_GID_INDEX=$((3 + r)) \
+			"$HT" check --dir "$T/gidchk" --timeout 8 --no-nccl >"$T/gidchk.out.$r" 2>&1 &
+		pids="$pids $!"
+		SPAWNED="$SPAWNED $!"
+	done
+	for x in $pids; do wait "$x"; done
+	"$HT" report --json "$T/gidchk" >"$T/gidchk.json" 2>/dev/null
+	check checked_gid_index_differs_warning "$PY" -c "
+import json
+r = json.load(open('$T/gidchk.json'))
+v = [x for x in r['verdicts'] if x['code'] == 'ib_misconfigured' and 'memlock' not in x['summary']]
+assert len(v) == 1 and v[0]['severity'] == 'warning' and 'is 3 on host ibchk0' in v[0]['summary'] and 'but 4 on host ibchk1' in v[0]['summary'], v
+assert len(r['check']['hosts']) == 2, r['check']
+"
+else
+	skip checked_gid_index_differs_warning "$why"
+fi
 finish
