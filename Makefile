@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 # the interposed list, the family table and one folder per API family
 # (doc/architecture.md). The command sees only include/ and src/base;
 # scripts/check-deps.sh checks the direction of every include.
-INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl
+INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib
 CLI_INC_DIRS := include src/base src/cli
 STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN)
 BASE_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(INC_DIRS))
@@ -45,16 +45,17 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := $(addprefix src/base/,names.c jsonw.c fmt.c options.c identity.c redact.c signatures.c) \
 	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c) \
-	hooks/net/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c
+	src/base/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c \
+	src/base/ibfacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 
 # The command.
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
-CLI_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(CLI_INC_DIRS)) $(OPT) $(JANSSON_CFLAGS)
+CLI_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(CLI_INC_DIRS)) $(OPT) -pthread $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
-CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c)) \
-	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c)
+CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c) $(wildcard src/cli/check/*.c)) \
+	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c jsonw.c redact.c ibfacts.c netfacts.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
@@ -119,7 +120,7 @@ $(B)/obj/lib/%.o: %.c $(B)/lib.flags | deps
 	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/hangtrace: $(CLI_OBJS) $(B)/deps.ok
-	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm
+	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm -ldl -pthread
 
 $(B)/obj/cli/%.o: %.c | deps
 	@mkdir -p $(dir $@)
@@ -140,7 +141,7 @@ $(B):
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -iquote tests $(JANSSON_CFLAGS) \
 	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm -ldl -pthread
 TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))
 CHECK_SRCS := tests/check_main.c $(sort $(wildcard tests/*/check_*.c))
 CHECK_OBJS := $(CHECK_SRCS:%.c=$(B)/obj/check/%.o) \

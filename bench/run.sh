@@ -20,3 +20,5 @@ echo "== hooked calls: cost and heap allocations once warm (budget: connect 1 us
 "$root/bench/hooks.sh"
 echo "== hangtrace report over a stalled job's traces (budget 3 s and 1 GiB at 16,384 ranks)"
 "$root/bench/report_scale.sh"
+echo "== hangtrace check over 8 ranks on one host, all passing (budget 3 s)"
+"$root/bench/check.sh"

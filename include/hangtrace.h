@@ -57,7 +57,9 @@ enum ht_phase {
 	XX(THREAD, "thread")             \
 	XX(DUMP_END, "dump_end")         \
 	XX(WARNING, "warning")           \
-	XX(EXIT, "exit")
+	XX(EXIT, "exit")                 \
+	XX(IB, "ib")                     \
+	XX(CHECK, "check")
 
 enum ht_event_type {
 #define XX(id, name) HT_EV_##id,

@@ -12,7 +12,7 @@
 # Prints every include that breaks a rule and exits 1; run by make.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-dirs="include src/base src/core hooks hooks/net hooks/cuda hooks/nccl src/cli src/cli/report"
+dirs="include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib src/cli src/cli/report"
 bad=0
 
 resolve() {  # FILE HEADER -> the path it includes, or nothing

@@ -17,6 +17,7 @@ static const char usage[] =
 	"    hangtrace run [--dir D] [--timeout S] [--on-stall dump|abort] -- CMD [ARGS...]\n"
 	"    hangtrace report [--json | --chrome-trace FILE] DIR...\n"
 	"    hangtrace dump DIR\n"
+	"    hangtrace check [--dir D] [--timeout S] [--port P] [--nccl]\n"
 	"    hangtrace --help | --version\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -25,6 +26,8 @@ static const char usage[] =
 	"            stalls past the timeout (default 300 s) dumps every thread's stack.\n"
 	"    report  reads the trace files of a job and names the rank that is missing,\n"
 	"            stuck or wrong, in which phase, why, and what to change.\n"
+	"    check   launched like the job, runs the quick checks on every rank (see\n"
+	"            hangtrace check --help); hangtrace report D reads them.\n"
 	"    dump    asks every traced process of this host listed in DIR for a dump now.\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -51,6 +54,8 @@ int main(int argc, char **argv)
 		return ht_run_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return ht_report_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "check") == 0)
+		return ht_check_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "dump") == 0)
 		return ht_dump_main(argc - 1, argv + 1);
 	fprintf(stderr, "hangtrace: unknown command '%s' (try hangtrace --help)\n", argv[1]);

@@ -14,6 +14,11 @@
 #                 rank 0 stalls in nccl_init, the dump shows NCCL's
 #                 bootstrap frames or threads
 #   fork_cuinit   fork after cuInit, cuInit in the child: the real code
+#   check_1rank   `hangtrace check` on one rank: the GPU its local rank takes
+#                 (the driver's UUID, as nvidia-smi gives it) and the
+#                 one-element all-reduce on the real NCCL both PASS, exit 0
+#   check_dup_gpu two ranks of `hangtrace check` on the one GPU:
+#                 duplicate_gpu first, both ranks end within the bound
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$(cd "${1:-${B:-$ROOT/build}}" && pwd)
@@ -41,7 +46,9 @@ if [ ! -e "$LIB" ]; then
 	exit 2
 fi
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-	for c in torch_1rank duplicate_gpu c_missing fork_cuinit; do skip $c "no NVIDIA GPU or driver"; done
+	for c in torch_1rank duplicate_gpu c_missing fork_cuinit check_1rank check_dup_gpu; do
+		skip $c "no NVIDIA GPU or driver"
+	done
 	echo "$PASSES passed, $FAILS failed, $SKIPS skipped"
 	exit 0
 fi
@@ -152,6 +159,50 @@ if [ -x "$B/tests/gpu/fork_cuinit" ]; then
 		'any(e["cuda_initialized"] for e in events("fork")) and any(p.header.get("cuda_inherited") and any(e.get("result") == '"${crc:--99}"' for e in p.evs("cuda") + p.evs("phase", phase="cuda_init")) for p in procs)'
 else
 	skip fork_cuinit "tests/gpu/fork_cuinit is not built"
+fi
+
+# ---- check_1rank, check_dup_gpu: `hangtrace check` on the real driver and NCCL
+if [ -n "$NCCL_SO" ]; then
+	NCCL_DIR=$(dirname "$NCCL_SO")
+	D=$T/check1
+	env LD_LIBRARY_PATH="$NCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RANK=0 WORLD_SIZE=1 \
+		LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT="$(free_port)" CUDA_VISIBLE_DEVICES=0 \
+		timeout 90 "$HT" check --dir "$D" --timeout 60 >"$T/check1.out" 2>&1
+	rc=$?
+	[ $rc = 0 ] && pass "check_1rank: exit 0" || fail "check_1rank: exit 0" "exit $rc: $(tail -n 3 "$T/check1.out" | tr '\n' ' ')"
+	verdict "check_1rank: the GPU check names the driver's UUID $UUID" "$D" \
+		'(lambda e: e["result"] == "pass" and "'"$UUID"'".lower() in e["why"].lower())(ev("check", check="gpu"))'
+	verdict "check_1rank: the NCCL all-reduce passes on the real NCCL" "$D" \
+		'ev("check", check="nccl")["result"] == "pass"'
+	D=$T/check2
+	P=$(free_port)
+	PIDS=""
+	start=$(date +%s)
+	for r in 0 1; do
+		env LD_LIBRARY_PATH="$NCCL_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" RANK=$r WORLD_SIZE=2 \
+			LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P CUDA_VISIBLE_DEVICES=0 \
+			timeout 90 "$HT" check --dir "$D" --timeout 30 >"$T/check2.out.$r" 2>&1 &
+		PIDS="$PIDS $!"
+	done
+	for p in $PIDS; do wait "$p"; done
+	PIDS=""
+	secs=$(( $(date +%s) - start ))
+	[ $secs -le 32 ] && pass "check_dup_gpu: both ranks end within the bound" ||
+		fail "check_dup_gpu: both ranks end within the bound" "${secs} s"
+	"$HT" report --json "$D" >"$T/check2.json" 2>/dev/null
+	if "$PY" -c "
+import json
+r = json.load(open('$T/check2.json'))
+v = [x for x in r['verdicts'] if x['severity'] == 'error']
+assert v and v[0]['code'] == 'duplicate_gpu' and v[0]['ranks'] == [0, 1], [(x['code'], x['ranks']) for x in v]
+" 2>"$T/check2.err"; then
+		pass "check_dup_gpu: duplicate_gpu first, ranks 0,1"
+	else
+		fail "check_dup_gpu: duplicate_gpu first, ranks 0,1" "$(tail -n 1 "$T/check2.err")"
+	fi
+else
+	skip check_1rank "no libnccl.so.2 found"
+	skip check_dup_gpu "no libnccl.so.2 found"
 fi
 
 echo "$PASSES passed, $FAILS failed, $SKIPS skipped"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_report.h"
 #include "report.h"
 
 static json_t *str_or_null(const char *s)
@@ -227,6 +228,7 @@ int ht_rep_json(struct rep_job *job, FILE *out)
 							"phase", str_or_null(ht_phase_name(p->cur_phase))));
 	}
 	json_object_set_new(root, "others", others);
+	json_object_set_new(root, "check", ht_rep_check_json(job));	/* check_report.h */
 	int rc = json_dumpf(root, out, JSON_COMPACT);
 	json_decref(root);
 	if (rc != 0 || fputc('\n', out) == EOF)

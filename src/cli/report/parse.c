@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_report.h"
 #include "reader.h"
 
 #define MAX_CALLS 64
@@ -519,6 +520,12 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		break;
 	case HT_EV_EXIT:
 		on_exit_event(c, p, o, loc, ts);
+		break;
+	case HT_EV_CHECK:
+		ht_rep__on_check(c, p, o, loc);
+		break;
+	case HT_EV_IB:
+		ht_rep__on_ib(c, p, o, loc);
 		break;
 	default:
 		break;

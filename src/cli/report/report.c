@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "check_report.h"
 #include "report.h"
 
 #define STDERR_WARNINGS 20
@@ -164,6 +165,7 @@ int ht_report_main(int argc, char **argv)
 		return HT_EXIT_USAGE;
 	}
 	ht_rep_analyse(&job);
+	ht_rep_check_failed_hosts(&job, argv[optind]);	/* a check run's (check_report.h) */
 
 	int rc = 0;
 	if (chrome != NULL) {

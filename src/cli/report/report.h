@@ -288,6 +288,7 @@ struct rep_proc {
 	uint32_t exit_line;
 	struct rep_loc exit_loc;
 	const char *signal;		/* a chained fatal signal (signal event) */
+	struct rep_checkfacts *chk;	/* check and ib lines (check_report.h), or NULL */
 
 	/* ---- the model (model.c) ---- */
 	struct rep_proc *parent;	/* traced parent on the same host */

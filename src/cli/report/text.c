@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_report.h"
 #include "report.h"
 
 #define WIDTH 100
@@ -307,6 +308,7 @@ void ht_rep_text(struct rep_job *job, FILE *f, bool colour)
 {
 	struct out o = { f, colour };
 	summary(job, &o);
+	ht_rep_check_text(job, f);	/* a check run's table (check_report.h) */
 	verdicts(job, &o);
 	stacks(job, &o);
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_report.h"
 #include "rules.h"
 
 #define MAX_EVIDENCE 8
@@ -478,6 +479,7 @@ void ht_rep_verdicts(struct rep_job *job)
 	ht_rep_rules_net(job);
 	ht_rep_rules_gpu(job);
 	ht_rep_rules_nccl(job);
+	ht_rep_rules_check(job);	/* check runs and ib facts (check_report.h) */
 	ht_rep_rules_stalled(job);
 	for (size_t i = 0; i < job->nverdicts; i++) {
 		struct rep_verdict *v = job->verdicts[i];
