@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "live.h"
 #include "report.h"
 
 #define STDERR_WARNINGS 20
@@ -25,7 +26,7 @@ static const char usage[] =
 	"    hangtrace report - say which rank of a job is missing, stuck or wrong, and why\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    hangtrace report [--json] [--chrome-trace FILE] [--color WHEN] DIR...\n"
+	"    hangtrace report [--json | --brief] [--html FILE] [--chrome-trace FILE] [--color WHEN] DIR...\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Reads every *.jsonl trace file under each DIR (searched recursively: give one\n"
@@ -38,6 +39,12 @@ static const char usage[] =
 	"OPTIONS\n"
 	"    --json               print one JSON object (format hangtrace-report/1) instead\n"
 	"                         of the text report\n"
+	"    --brief              print only the job in one line, the first verdicts in one\n"
+	"                         line each and this command for the rest (at most 12\n"
+	"                         lines; what the library prints in the job's log on a stall)\n"
+	"    --html FILE          also write one self-contained page (no network fetch): the\n"
+	"                         summary, the verdicts with evidence, every rank's timeline\n"
+	"                         and the merged stacks as a tree that folds\n"
 	"    --chrome-trace FILE  also write every rank's phases and blocking calls as a\n"
 	"                         timeline for Perfetto or chrome://tracing (Trace Event\n"
 	"                         Format, one row per rank, stalls marked)\n"
@@ -56,10 +63,12 @@ static const char usage[] =
 	"    1  at least one verdict of severity error\n"
 	"    2  nothing could be read, or a usage error\n";
 
-enum { OPT_JSON = 1, OPT_CHROME, OPT_COLOR, OPT_THREADS };
+enum { OPT_JSON = 1, OPT_BRIEF, OPT_HTML, OPT_CHROME, OPT_COLOR, OPT_THREADS };
 
 static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "brief", no_argument, NULL, OPT_BRIEF },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "colour", required_argument, NULL, OPT_COLOR },
@@ -97,7 +106,8 @@ static bool want_colour(const char *when)
 
 int ht_report_main(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, brief = false;
+	const char *html = NULL;
 	const char *chrome = NULL, *colour = "auto";
 	int threads = 0, c;
 	struct rep_job job;
@@ -108,6 +118,12 @@ int ht_report_main(int argc, char **argv)
 		switch (c) {
 		case OPT_JSON:
 			json = true;
+			break;
+		case OPT_BRIEF:
+			brief = true;
+			break;
+		case OPT_HTML:
+			html = optarg;
 			break;
 		case OPT_CHROME:
 			chrome = optarg;
@@ -156,7 +172,8 @@ int ht_report_main(int argc, char **argv)
 		return HT_EXIT_USAGE;
 	}
 	size_t n = ht_rep_read(&job);
-	print_warnings(&job);
+	if (!brief)	/* in the job's log: a line cut by a live writer is no news */
+		print_warnings(&job);
 	if (n == 0) {
 		warnx("nothing could be read: no process record in %zu file%s", job.nfiles,
 		      job.nfiles == 1 ? "" : "s");
@@ -179,7 +196,21 @@ int ht_report_main(int argc, char **argv)
 				warnx("%s: could not write the timeline", chrome);
 		}
 	}
-	if (json) {
+	if (html != NULL) {
+		FILE *f = fopen(html, "w");
+		if (f == NULL) {
+			warn("%s", html);
+		} else {
+			rc = ht_rep_html(&job, f);
+			if (fclose(f) != 0 && rc == 0)
+				rc = -EIO;
+			if (rc != 0)
+				warnx("%s: could not write the page", html);
+		}
+	}
+	if (brief) {
+		ht_rep_brief(&job, stdout, argv + optind, (size_t)(argc - optind));
+	} else if (json) {
 		if (ht_rep_json(&job, stdout) != 0)
 			warnx("could not write the JSON report");
 	} else {
