@@ -14,6 +14,7 @@ enum { HT_EXIT_OK = 0, HT_EXIT_VERDICT = 1, HT_EXIT_USAGE = 2 };
 int ht_run_main(int argc, char **argv);
 int ht_dump_main(int argc, char **argv);
 int ht_report_main(int argc, char **argv);
+int ht_watch_main(int argc, char **argv);
 
 /* The default trace folder for this environment, as the library computes
  * it ("./hangtrace.<job>"), made absolute. */
