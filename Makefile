@@ -169,6 +169,7 @@ install: all
 
 # The demo's rank program runs on the fake driver and fake NCCL of tests/.
 EXAMPLE_BINS := $(if $(FAKE_CUDA_LIB),$(B)/examples/demo/train)
+test: $(EXAMPLE_BINS)	# tests/live/html.sh draws the demo's page
 $(B)/examples/demo/train: examples/demo/train.c $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Werror -I$(CUDA_HOME)/include -o $@ $< \

@@ -54,3 +54,5 @@ echo
 echo "== hangtrace report $dir"
 echo
 "$B/hangtrace" report "$dir" || true
+# DEMO_DIR=D keeps a copy of the trace folder in D (tests/live/html.sh).
+[ -z "${DEMO_DIR:-}" ] || cp -r "$dir" "$DEMO_DIR"

@@ -119,11 +119,13 @@ static const char *absolute(struct rep_job *job, const char *dir)
 
 void ht_rep_brief(struct rep_job *job, FILE *out, char *const *dirs, size_t ndirs)
 {
-	size_t lines = 0, errors = 0;
+	size_t lines = 0, errors = 0, waiting = 0;
 	for (size_t i = 0; i < job->nverdicts; i++)
 		errors += job->verdicts[i]->sev == REP_ERROR;
+	for (size_t i = 0; i < job->mains.n; i++)
+		waiting += rep_waited(job->mains.v[i]);
 	fprintf(out, PREFIX "%s: %s\n",
-		errors > 0 ? "the job is stuck or failed" : "no cause found yet",
+		errors == 0 ? "no cause found yet" : waiting > 0 ? "the job is stuck" : "the job failed",
 		ht_rep_job_line(job));
 	lines++;
 	size_t room = REP_BRIEF_LINES - 2;	/* the first line and the last */

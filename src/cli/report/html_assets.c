@@ -122,7 +122,8 @@ const char ht_rep_page_js[] =
 	"  fact('hosts', D.job.nhosts + (D.job.hosts.length ? ': ' + D.job.hosts.join(', ') +\n"
 	"    (D.job.nhosts > D.job.hosts.length ? ', ...' : '') : ''));\n"
 	"  fact('trace files', D.job.files + ' (' + D.job.procs + ' processes' +\n"
-	"    (D.warnings.length ? ', ' + (D.warnings.length + D.warnings_more) + ' warnings below' : '') + ')');\n"
+	"    (D.warnings.length ? ', ' + (D.warnings.length + D.warnings_more) +\n"
+	"    (D.warnings.length + D.warnings_more === 1 ? ' warning' : ' warnings') + ' below' : '') + ')');\n"
 	"  fact('traced for', D.span.toFixed(1) + ' s');\n"
 	"  var pt = $('ht-phases');\n"
 	"  var hr = add(pt, el('tr'));\n"
@@ -327,4 +328,4 @@ const char ht_rep_page_js[] =
 	"})();\n";
 
 const char ht_rep_page_csp[] =
-	"default-src 'none'; script-src 'sha256-fjy4Nf19hFpUX1wwzURz9vY1eXfW/5YAhHShVPdusRg='; style-src 'sha256-iaohGdB6AnGuhb7ohQGtfwRgiX+7eIrBGwzKAMjeXLs='; base-uri 'none'; form-action 'none'";
+	"default-src 'none'; script-src 'sha256-ms2cjLyh3ojSouCXn5ss6pN1C4dt49+kv+/V3f+wX7Y='; style-src 'sha256-iaohGdB6AnGuhb7ohQGtfwRgiX+7eIrBGwzKAMjeXLs='; base-uri 'none'; form-action 'none'";

@@ -80,7 +80,8 @@
   fact('hosts', D.job.nhosts + (D.job.hosts.length ? ': ' + D.job.hosts.join(', ') +
     (D.job.nhosts > D.job.hosts.length ? ', ...' : '') : ''));
   fact('trace files', D.job.files + ' (' + D.job.procs + ' processes' +
-    (D.warnings.length ? ', ' + (D.warnings.length + D.warnings_more) + ' warnings below' : '') + ')');
+    (D.warnings.length ? ', ' + (D.warnings.length + D.warnings_more) +
+    (D.warnings.length + D.warnings_more === 1 ? ' warning' : ' warnings') + ' below' : '') + ')');
   fact('traced for', D.span.toFixed(1) + ' s');
   var pt = $('ht-phases');
   var hr = add(pt, el('tr'));
