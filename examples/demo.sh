@@ -48,8 +48,8 @@ echo "== $wait_s s later nothing has moved: the scheduler gives up and sends SIG
 for p in $pids; do kill -TERM $p 2>/dev/null || true; done
 wait 2>/dev/null || true
 pids=""
-echo "== What the ranks printed:"
-cat "$work"/rank*.out | sed 's/^/   /'
+echo "== What the ranks printed (the job log: stdout, then stderr):"
+cat "$work"/rank*.out "$work"/rank*.err | sed 's/^/   /'
 echo
 echo "== hangtrace report $dir"
 echo
