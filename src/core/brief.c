@@ -248,9 +248,18 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Sleeps ms in steps, serving the watchdog's requests between them. */
+static void wait_serving(long ms, void (*serve)(void))
+{
+	for (long done = 0; done < ms; done += 20) {
+		sleep_ms(ms - done < 20 ? ms - done : 20);
+		serve();
+	}
+}
+
 /* Waits for the child at most HT_BRIEF_LIMIT_MS, then kills it; reaps it
  * either way (unless the application's own SIGCHLD handler did). */
-static void reap(pid_t pid, const char *dir)
+static void reap(pid_t pid, const char *dir, void (*serve)(void))
 {
 	int64_t deadline = ht_now() + (int64_t)HT_BRIEF_LIMIT_MS * 1000000;
 	int st;
@@ -260,7 +269,7 @@ static void reap(pid_t pid, const char *dir)
 			return;
 		if (ht_now() >= deadline)
 			break;
-		sleep_ms(20);
+		wait_serving(20, serve);
 	}
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -269,7 +278,7 @@ static void reap(pid_t pid, const char *dir)
 	       dir, NULL);
 }
 
-void ht_brief_on_stall(void)
+void ht_brief_on_stall(void (*serve)(void))
 {
 	char dir[sizeof(ht_g.trace_path)], cmd[CMD_MAX];
 	posix_spawn_file_actions_t fa;
@@ -288,9 +297,12 @@ void ht_brief_on_stall(void)
 		goto out;
 	}
 	/* Let the other ranks, whose deadlines fall about now, write their dumps. */
-	sleep_ms(HT_BRIEF_SETTLE_MS);
+	wait_serving(HT_BRIEF_SETTLE_MS, serve);
 	child_env();
-	char *argv[] = { cmd, (char *)"report", (char *)"--brief", dir, NULL };
+	/* The report bounds itself too: it outlives this process if the job
+	 * is killed while it runs. */
+	char *argv[] = { cmd, (char *)"report", (char *)"--brief", (char *)"--time-limit",
+			 (char *)"10", dir, NULL };
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		goto out;
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -309,7 +321,7 @@ void ht_brief_on_stall(void)
 		ht_say("no brief report: cannot start ", cmd, NULL);
 		goto out;
 	}
-	reap(pid, dir);
+	reap(pid, dir, serve);
 out:
 	errno = saved;
 }

@@ -27,10 +27,12 @@
  * the hangtrace command with posix_spawn (no fork of this image): stdin
  * /dev/null, stdout onto this process's stderr, no descriptor of the job
  * above 2, the library stripped from LD_PRELOAD; waits for it at most
- * HT_BRIEF_LIMIT_MS, then kills it, and reaps it. Not async-signal-safe;
- * never allocates; only from the watchdog thread.
+ * HT_BRIEF_LIMIT_MS, then kills it, and reaps it. While it waits it calls
+ * serve every 20 ms, so the watchdog still answers SIGTERM and on-demand
+ * dumps. Not async-signal-safe; never allocates; only from the watchdog
+ * thread.
  */
-void ht_brief_on_stall(void);
+void ht_brief_on_stall(void (*serve)(void));
 
 /*
  * Plain helpers, exposed for the unit tests.

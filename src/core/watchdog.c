@@ -202,7 +202,7 @@ static void *main_loop(void *arg)
 				ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
 				dump_end();
 				if (ep_dumps == 1)
-					ht_brief_on_stall();
+					ht_brief_on_stall(serve_requests);
 				if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
 					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
 					abort();

@@ -90,6 +90,40 @@ check "HANGTRACE_BRIEF=0: each rank's stall line, no brief, no claim" \
 	sh -c "[ \$(grep -c 'stalled .* in nccl_init' '$T/off.all') -eq 3 ] &&
 	       ! grep -q '^hangtrace: ' '$T/off.all' && [ ! -e '$D/.hangtrace-brief' ]"
 
+# --- a brief command that hangs: killed after 5 s; the watchdog of the
+# process running it still answers SIGTERM with a dump meanwhile.
+printf '#!/bin/sh\necho $$ >>"%s/slow.pids"\necho "slow brief: $*"\nexec sleep 60\n' "$T" >"$T/slow"
+chmod +x "$T/slow"
+for job in bound term; do
+	D=$T/$job
+	rm -f "$T/slow.pids"
+	for r in 0 1 2; do
+		rank $job$r HANGTRACE_DIR=$D HANGTRACE_TIMEOUT=1 HANGTRACE_COMMAND=$T/slow \
+			ID_FILE=$T/id$job RANK=$r WORLD_SIZE=4 -- "$JOB" job
+	done
+	for i in $(seq 1 150); do [ -s "$T/slow.pids" ] && break; sleep 0.1; done
+	started=$(now)
+	slow=$(head -n 1 "$T/slow.pids" 2>/dev/null)
+	claimant=$(cut -d' ' -f2 "$D/.hangtrace-brief" 2>/dev/null)
+	if [ $job = bound ]; then
+		check "slow brief: started once, as 'report --brief --time-limit 10 DIR'" \
+			sh -c "[ \$(wc -l <'$T/slow.pids') -eq 1 ] && cat $T/bound?.out | grep -q '^slow brief: report --brief --time-limit 10 $D\$'"
+		for i in $(seq 1 100); do kill -0 "$slow" 2>/dev/null || break; sleep 0.1; done
+		gone=$(now)
+		check "slow brief: killed and reaped 5 s after it started (+2 s slack)" \
+			sh -c "! kill -0 $slow 2>/dev/null && [ \$(echo '$gone - $started < 7 && $gone - $started > 4.5' | bc) = 1 ]"
+		check "slow brief: the log says it was stopped, and where the report is" \
+			sh -c "cat $T/bound?.out | grep -q 'the brief report took too long and was stopped; run: hangtrace report $D\$'"
+	else
+		kill -TERM "$claimant"
+		for i in $(seq 1 40); do kill -0 "$claimant" 2>/dev/null || break; sleep 0.1; done
+		check "slow brief: SIGTERM to the process running it: a whole sigterm dump, then it ends" \
+			tq "$D" "(lambda p: p.exit and any(d[0]['reason'] == 'sigterm' and d[2] is not None for d in p.dumps))(proc(pid=$claimant))"
+		kill -9 "$slow" 2>/dev/null
+	fi
+	kill_ranks
+done
+
 # --- healthy fake NCCL job, shorter than the deadline: nothing of ours
 D=$T/healthy
 for r in 0 1 2 3; do

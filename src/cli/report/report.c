@@ -10,6 +10,7 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ static const char usage[] =
 	"    --html FILE          also write one self-contained page (no network fetch): the\n"
 	"                         summary, the verdicts with evidence, every rank's timeline\n"
 	"                         and the merged stacks as a tree that folds\n"
+	"    --time-limit S       end (by SIGALRM) after S seconds, however far it got\n"
+	"                         (the library's brief passes 10: a report it started must\n"
+	"                         not outlive a job that ended meanwhile)\n"
 	"    --chrome-trace FILE  also write every rank's phases and blocking calls as a\n"
 	"                         timeline for Perfetto or chrome://tracing (Trace Event\n"
 	"                         Format, one row per rank, stalls marked)\n"
@@ -63,12 +67,13 @@ static const char usage[] =
 	"    1  at least one verdict of severity error\n"
 	"    2  nothing could be read, or a usage error\n";
 
-enum { OPT_JSON = 1, OPT_BRIEF, OPT_HTML, OPT_CHROME, OPT_COLOR, OPT_THREADS };
+enum { OPT_JSON = 1, OPT_BRIEF, OPT_HTML, OPT_TIME_LIMIT, OPT_CHROME, OPT_COLOR, OPT_THREADS };
 
 static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "html", required_argument, NULL, OPT_HTML },
+	{ "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
 	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "colour", required_argument, NULL, OPT_COLOR },
@@ -125,6 +130,16 @@ int ht_report_main(int argc, char **argv)
 		case OPT_HTML:
 			html = optarg;
 			break;
+		case OPT_TIME_LIMIT: {
+			int secs = atoi(optarg);
+			if (secs < 1 || secs > 86400) {
+				warnx("--time-limit takes 1 to 86400 seconds, not '%s'", optarg);
+				return HT_EXIT_USAGE;
+			}
+			signal(SIGALRM, SIG_DFL);
+			alarm((unsigned)secs);
+			break;
+		}
 		case OPT_CHROME:
 			chrome = optarg;
 			break;
