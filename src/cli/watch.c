@@ -206,7 +206,7 @@ static void ranks_lines(struct rep_job *job, const struct screen *s, struct fram
 		char list[23];
 		ht_rep_ranges(b[k].ranks, ht_rep_ranks_sort(b[k].ranks, b[k].n), list, 22);
 		char hosts[16];
-		snprintf(hosts, sizeof(hosts), "%zu ranks", b[k].n);
+		snprintf(hosts, sizeof(hosts), "%zu rank%s", b[k].n, b[k].n == 1 ? "" : "s");
 		ht_rep_buf_printf(&f->key, "%s %d %s\n", list, b[k].phase, b[k].state);
 		const char *lo = secs(job, b[k].lo), *hi = secs(job, b[k].hi);
 		line(f, s, false, "%-22s %-14s %-17s %8s  %s", list, hosts, ht_rep_phase_name(b[k].phase),
