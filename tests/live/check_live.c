@@ -72,6 +72,45 @@ START_TEST(test_brief_bounds)
 }
 END_TEST
 
+/* The traces of one node of a two-node job (a folder per node): the brief
+ * says the other hosts' folders are needed; a one-node job gets no note. */
+START_TEST(test_brief_one_node_of_many)
+{
+	struct rep_buf b[2] = { { 0 }, { 0 } };
+	struct rep_job job;
+	char *out = NULL, *dirs[] = { (char *)"/n1" };
+	size_t n = 0;
+	ht_rep_job_init(&job);
+	for (int r = 0; r < 2; r++) {
+		ht_rep_buf_printf(&b[r], "{\"t\":\"header\",\"ts\":1700000000.0,\"mono\":100.0,"
+				  "\"format\":\"hangtrace/1\",\"host\":\"n1\",\"pid\":%d,\"ppid\":1,"
+				  "\"rank\":%d,\"world_size\":4,\"local_rank\":%d,"
+				  "\"launcher\":\"torchrun\",\"relevant\":\"identity\",\"timeout\":1.0,"
+				  "\"cmdline\":[\"python3\"],\"env\":{\"LOCAL_WORLD_SIZE\":\"2\"}}\n",
+				  10 + r, r, r);
+		mem_line(&b[r], 10 + r, 0, "phase", "\"phase\":\"launch\",\"state\":\"begin\"");
+		mem_dump(&b[r], 10 + r, 2, 1, "launch", "\"poll (libc.so.6+0x1)\"", NULL, 0.1, 10);
+		mem_dump(&b[r], 10 + r, 3, 2, "launch", "\"poll (libc.so.6+0x1)\"", NULL, 0.1, 10);
+		mem_add(&job, r == 0 ? "n1.10.jsonl" : "n1.11.jsonl", &b[r]);
+	}
+	ck_assert_uint_eq(ht_rep_read(&job), 2);
+	ht_rep_analyse(&job);
+	FILE *f = open_memstream(&out, &n);
+	ht_rep_brief(&job, f, dirs, 1);
+	fclose(f);
+	ck_assert_msg(strstr(out, "\nhangtrace: note: these traces are all from host n1; ") != NULL,
+		      "%s", out);
+	ck_assert_uint_le(count(out, "\n"), REP_BRIEF_LINES);
+	free(out);
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&b[0]);
+	ht_rep_buf_free(&b[1]);
+	out = brief_of("missing_rank");
+	ck_assert_msg(strstr(out, "note:") == NULL, "%s", out);
+	free(out);
+}
+END_TEST
+
 static char *html_of(struct rep_job *job)
 {
 	char *out = NULL;
@@ -180,6 +219,7 @@ static Suite *make(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_brief_first_verdict);
 	tcase_add_test(t, test_brief_bounds);
+	tcase_add_test(t, test_brief_one_node_of_many);
 	tcase_add_test(t, test_html_hostile);
 	tcase_add_test(t, test_html_offline);
 	suite_add_tcase(s, t);

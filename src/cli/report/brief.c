@@ -6,6 +6,7 @@
  * the command that shows the rest. Also the one-line forms the watch
  * shares, and the hook for who a rank waits for.
  */
+#include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,30 @@ const char *ht_rep_job_line(struct rep_job *job)
 	return r;
 }
 
+/* The launcher says the job spans hosts: fewer ranks per host than in the
+ * world (torchrun's LOCAL_WORLD_SIZE, Open MPI's local size) or several
+ * Slurm nodes, as p's header recorded them. */
+static bool multi_node(struct rep_job *job, const struct rep_proc *p)
+{
+	static const char *const local[] = { "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE" };
+	static const char *const nodes[] = { "SLURM_NNODES", "SLURM_JOB_NUM_NODES" };
+	bool multi = false;
+	char *text = ht_rep_line_text(job, &p->hdr);
+	json_t *h = text != NULL ? json_loads(text, 0, NULL) : NULL;
+	json_t *env = json_object_get(h, "env");
+	for (size_t i = 0; i < REP_ARRAY_SIZE(local) && !multi; i++) {
+		const char *v = json_string_value(json_object_get(env, local[i]));
+		multi = v != NULL && job->world_size > 0 && atoll(v) > 0 && atoll(v) < job->world_size;
+	}
+	for (size_t i = 0; i < REP_ARRAY_SIZE(nodes) && !multi; i++) {
+		const char *v = json_string_value(json_object_get(env, nodes[i]));
+		multi = v != NULL && atoll(v) > 1;
+	}
+	json_decref(h);
+	free(text);
+	return multi;
+}
+
 /* A folder as the user can paste it back: absolute when it exists. */
 static const char *absolute(struct rep_job *job, const char *dir)
 {
@@ -128,7 +153,15 @@ void ht_rep_brief(struct rep_job *job, FILE *out, char *const *dirs, size_t ndir
 		errors == 0 ? "no cause found yet" : waiting > 0 ? "the job is stuck" : "the job failed",
 		ht_rep_job_line(job));
 	lines++;
-	size_t room = REP_BRIEF_LINES - 2;	/* the first line and the last */
+	/* A folder per node holds one host's ranks: the others look missing. */
+	bool one_host = job->nhosts == 1 && job->nmissing > 0 && job->mains.n > 0 &&
+			multi_node(job, job->mains.v[0]);
+	if (one_host) {
+		fprintf(out, PREFIX "note: these traces are all from host %s; if other hosts write "
+			"to other folders, give them all to hangtrace report\n", job->hosts[0]->name);
+		lines++;
+	}
+	size_t room = REP_BRIEF_LINES - 2 - one_host;	/* the first line, the note, the last */
 	size_t shown = 0;
 	for (; shown < job->nverdicts && shown < room; shown++, lines++)
 		fprintf(out, PREFIX "%s\n",
