@@ -6,10 +6,11 @@
  * DIR` with posix_spawn (glibc 2.36 spawns with CLONE_VM|CLONE_VFORK: no
  * copy of this image, no atfork handler, no thread of the job duplicated),
  * its stdout on our stderr, and reaps it within a bound. Runs on the
- * watchdog thread only: no malloc (the stalled main thread may hold the
- * allocator's lock), no stdio, no dladdr (it takes the loader's lock, which
- * a rank hung in a constructor holds): the library's folder comes from
- * /proc/self/maps.
+ * watchdog thread only, and takes no lock the stalled main thread may hold:
+ * no stdio, no dladdr (it takes the loader's lock, which a rank hung in a
+ * constructor holds: the library's folder comes from /proc/self/maps), and
+ * no allocation of ours (glibc 2.36's posix_spawn_file_actions_add* do
+ * allocate, from the watchdog thread's own malloc arena).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -29,8 +29,8 @@
  * above 2, the library stripped from LD_PRELOAD; waits for it at most
  * HT_BRIEF_LIMIT_MS, then kills it, and reaps it. While it waits it calls
  * serve every 20 ms, so the watchdog still answers SIGTERM and on-demand
- * dumps. Not async-signal-safe; never allocates; only from the watchdog
- * thread.
+ * dumps. Not async-signal-safe; allocates only inside glibc's spawn file
+ * actions; only from the watchdog thread.
  */
 void ht_brief_on_stall(void (*serve)(void));
 
