@@ -17,7 +17,7 @@
 #define HT_BRIEF_MARKER ".hangtrace-brief"
 /* How long the brief waits for the other ranks' first dumps to land, and
  * how long the report may run before it is killed. */
-#define HT_BRIEF_SETTLE_MS 400
+#define HT_BRIEF_SETTLE_MS 200
 #define HT_BRIEF_LIMIT_MS 5000
 
 /*

@@ -55,6 +55,9 @@ brief_checks() {
 # a loaded machine) of the first stall, which came at the deadline.
 timing_checks() {
 	local n=$1 d=$2 seen=$3 dl=$4
+	local first
+	first=$("$PY" -c 'import glob, json, sys; print(min(json.loads(l)["ts"] for f in glob.glob(sys.argv[1] + "/*.jsonl") for l in open(f) if "\"t\":\"stall\"" in l))' "$d")
+	echo "# $n: the brief was seen $(echo "$seen - $first" | bc) s after the first stall line"
 	check "$n: the brief came within 1 s (+1 s slack) of the first stall line, the deadline after the phase began" \
 		tq "$d" "(lambda s: min(s) + 2.0 >= $seen and min(s) - 1.0 <= $seen)([e['ts'] for p in procs for e in p.events if e['t'] == 'stall' and e.get('reason') == 'timeout' and e.get('n') == 1]) and all(abs(p.ev('stall', reason='timeout')['phase_age'] - $dl) < 1.5 for p in procs)"
 }
