@@ -44,7 +44,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := $(addprefix src/base/,names.c jsonw.c fmt.c options.c identity.c redact.c signatures.c) \
-	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c) \
+	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c brief_parse.c) \
 	src/base/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c \
 	src/base/ibfacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
@@ -197,6 +197,7 @@ install: all
 
 # The demo's rank program runs on the fake driver and fake NCCL of tests/.
 EXAMPLE_BINS := $(if $(FAKE_CUDA_LIB),$(B)/examples/demo/train)
+test: $(EXAMPLE_BINS)	# tests/live/html.sh draws the demo's page
 $(B)/examples/demo/train: examples/demo/train.c $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Werror -I$(CUDA_HOME)/include -o $@ $< \

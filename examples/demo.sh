@@ -48,9 +48,11 @@ echo "== $wait_s s later nothing has moved: the scheduler gives up and sends SIG
 for p in $pids; do kill -TERM $p 2>/dev/null || true; done
 wait 2>/dev/null || true
 pids=""
-echo "== What the ranks printed:"
-cat "$work"/rank*.out | sed 's/^/   /'
+echo "== What the ranks printed (the job log: stdout, then stderr):"
+cat "$work"/rank*.out "$work"/rank*.err | sed 's/^/   /'
 echo
 echo "== hangtrace report $dir"
 echo
 "$B/hangtrace" report "$dir" || true
+# DEMO_DIR=D keeps a copy of the trace folder in D (tests/live/html.sh).
+[ -z "${DEMO_DIR:-}" ] || cp -r "$dir" "$DEMO_DIR"

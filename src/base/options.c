@@ -11,6 +11,10 @@
 #include "fmt.h"
 #include "options.h"
 
+/* OPT_PATH values are copied into fields of one size. */
+_Static_assert(sizeof(((struct ht_options *)0)->command) == sizeof(((struct ht_options *)0)->dir),
+	       "OPT_PATH fields share one size");
+
 enum opt_kind { OPT_PATH, OPT_SECONDS, OPT_ON_STALL, OPT_COUNT, OPT_BOOL };
 
 /* name, kind, default (as the user would write it), parse target */
@@ -18,6 +22,8 @@ enum opt_kind { OPT_PATH, OPT_SECONDS, OPT_ON_STALL, OPT_COUNT, OPT_BOOL };
 	XX("HANGTRACE_DIR", OPT_PATH, "./hangtrace.<job>", dir)        \
 	XX("HANGTRACE_TIMEOUT", OPT_SECONDS, "300", timeout_ns)        \
 	XX("HANGTRACE_ON_STALL", OPT_ON_STALL, "dump", on_stall)       \
+	XX("HANGTRACE_BRIEF", OPT_BOOL, "1", brief)                    \
+	XX("HANGTRACE_COMMAND", OPT_PATH, "beside the library", command) \
 	XX("HANGTRACE_RANK", OPT_COUNT, "unset", rank)                 \
 	XX("HANGTRACE_WORLD_SIZE", OPT_COUNT, "unset", world_size)     \
 	XX("HANGTRACE_LOCAL_RANK", OPT_COUNT, "unset", local_rank)     \
@@ -112,6 +118,7 @@ void ht_options_parse(char *const *envp, struct ht_options *o)
 	memset(o, 0, sizeof(*o));
 	o->timeout_ns = 300 * HT_NS_PER_SEC;
 	o->on_stall = HT_ON_STALL_DUMP;
+	o->brief = true;
 	o->rank = o->world_size = o->local_rank = -1;
 
 	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++) {

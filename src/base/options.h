@@ -17,6 +17,8 @@ struct ht_options {
 	char dir[1024];			/* empty: the default ./hangtrace.<job> */
 	int64_t timeout_ns;
 	enum ht_on_stall on_stall;
+	bool brief;			/* HANGTRACE_BRIEF: the verdicts on a stall */
+	char command[1024];		/* the hangtrace command, "": beside the library */
 	int64_t rank, world_size, local_rank;	/* -1: not given */
 	bool nccl_log;
 	bool disable;

@@ -15,7 +15,8 @@ static const char usage[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    hangtrace run [--dir D] [--timeout S] [--on-stall dump|abort] -- CMD [ARGS...]\n"
-	"    hangtrace report [--json | --chrome-trace FILE] DIR...\n"
+	"    hangtrace report [--json | --brief] [--html FILE] [--chrome-trace FILE] DIR...\n"
+	"    hangtrace watch [--interval S] DIR...\n"
 	"    hangtrace dump DIR\n"
 	"    hangtrace check [--dir D] [--timeout S] [--port P] [--nccl]\n"
 	"    hangtrace --help | --version\n"
@@ -28,6 +29,7 @@ static const char usage[] =
 	"            stuck or wrong, in which phase, why, and what to change.\n"
 	"    check   launched like the job, runs the quick checks on every rank (see\n"
 	"            hangtrace check --help); hangtrace report D reads them.\n"
+	"    watch   shows every rank's phase and the verdicts live, redrawn every 2 s.\n"
 	"    dump    asks every traced process of this host listed in DIR for a dump now.\n"
 	"\n"
 	"EXIT STATUS\n"
@@ -36,7 +38,7 @@ static const char usage[] =
 	"    or a usage error. dump: 0 when a process was signalled, 1 when none, 2 usage.\n"
 	"\n"
 	"ENVIRONMENT\n"
-	"    HANGTRACE_DIR, HANGTRACE_TIMEOUT, HANGTRACE_ON_STALL, HANGTRACE_RANK,\n"
+	"    HANGTRACE_DIR, HANGTRACE_TIMEOUT, HANGTRACE_ON_STALL, HANGTRACE_BRIEF, HANGTRACE_RANK,\n"
 	"    HANGTRACE_WORLD_SIZE, HANGTRACE_LOCAL_RANK, HANGTRACE_NCCL_LOG,\n"
 	"    HANGTRACE_DISABLE: see the README.\n";
 
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
 		return ht_report_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return ht_check_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "watch") == 0)
+		return ht_watch_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "dump") == 0)
 		return ht_dump_main(argc - 1, argv + 1);
 	fprintf(stderr, "hangtrace: unknown command '%s' (try hangtrace --help)\n", argv[1]);

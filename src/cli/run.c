@@ -142,6 +142,13 @@ int ht_run_main(int argc, char **argv)
 		setenv("HANGTRACE_TIMEOUT", timeout, 1);
 	if (on_stall != NULL)
 		setenv("HANGTRACE_ON_STALL", on_stall, 1);
+	/* The library runs this command for the brief on a stall (SPEC 3). */
+	char self[PATH_MAX];
+	ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sn > 0) {
+		self[sn] = '\0';
+		setenv("HANGTRACE_COMMAND", self, 0);
+	}
 	prepend_preload(lib);
 	execvp(argv[optind], argv + optind);
 	warn("run: cannot run '%s'", argv[optind]);

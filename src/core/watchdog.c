@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "brief.h"
 #include "clock.h"
 #include "common.h"
 #include "dump.h"
@@ -210,6 +211,8 @@ static void *main_loop(void *arg)
 					say_stall(now - oldest);
 				ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
 				dump_end();
+				if (ep_dumps == 1)
+					ht_brief_on_stall(serve_requests);
 				if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
 					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
 					abort();

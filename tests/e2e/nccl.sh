@@ -130,7 +130,7 @@ d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
 assert isinstance(ev, list) and ev
 for e in ev:
-    assert e["ph"] in ("M", "X", "i"), e
+    assert e["ph"] in ("M", "X", "i", "s", "f"), e
     assert isinstance(e["name"], str) and isinstance(e["pid"], int), e
     if e["ph"] in ("X", "i") or e["name"] == "thread_name":
         assert isinstance(e["tid"], int), e
@@ -139,13 +139,18 @@ for e in ev:
     if e["ph"] == "X":
         assert e["dur"] >= 0, e
 rows = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
-assert sorted(rows) == [0, 1, 2], rows
+assert sorted(rows) == [0, 1, 2, 3] and rows[3] == "rank 3 (no trace)", rows
+assert all(rows[r].startswith("rank %d (host " % r) for r in (0, 1, 2)), rows
+# An arrow from each waiting rank to the missing rank 3.
+src = {e["id"]: e["pid"] for e in ev if e["ph"] == "s"}
+dst = {e["id"]: e["pid"] for e in ev if e["ph"] == "f"}
+assert sorted((src[i], dst.get(i)) for i in src) == [(0, 3), (1, 3), (2, 3)], (src, dst)
 for r in (0, 1, 2):
     x = [e for e in ev if e["ph"] == "X" and e["pid"] == r]
     assert any(e["name"] == "nccl_init (stalled)" for e in x), x
     assert any(e["ph"] == "i" and e["pid"] == r for e in ev), r
 # Each rank's tracks (phases, blocking calls) are threads of its own row.
 tracks = {(e["pid"], e["tid"]) for e in ev if e["ph"] in ("X", "i")}
-assert {p for p, t in tracks} == {0, 1, 2}, tracks
+assert {p for p, t in tracks} == {0, 1, 2, 3}, tracks
 EOF
 finish

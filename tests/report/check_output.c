@@ -148,7 +148,7 @@ START_TEST(test_chrome)
 	free(s);
 	json_t *ev = json_object_get(j, "traceEvents");
 	ck_assert(json_is_array(ev));
-	size_t i, names = 0, slices = 0, stalled = 0;
+	size_t i, names = 0, slices = 0, stalled = 0, flows = 0;
 	json_t *x;
 	json_array_foreach(ev, i, x) {
 		const char *ph = json_string_value(json_object_get(x, "ph"));
@@ -157,6 +157,11 @@ START_TEST(test_chrome)
 		ck_assert(json_is_integer(json_object_get(x, "pid")));
 		if (strcmp(ph, "M") == 0) {
 			names += strcmp(json_string_value(json_object_get(x, "name")), "process_name") == 0;
+			continue;
+		}
+		if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {	/* waits-for arrows */
+			ck_assert(json_is_integer(json_object_get(x, "id")));
+			flows++;
 			continue;
 		}
 		ck_assert(strcmp(ph, "X") == 0 || strcmp(ph, "i") == 0);
@@ -174,6 +179,7 @@ START_TEST(test_chrome)
 		}
 	}
 	ck_assert_uint_eq(names, 8);	/* one row per rank */
+	ck_assert_uint_ge(flows, 2);	/* the waiting ranks point at the straggler */
 	ck_assert_uint_ge(slices, 8);
 	ck_assert_uint_eq(stalled, 8);	/* every rank's current phase is a stall */
 	json_decref(j);

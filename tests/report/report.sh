@@ -49,7 +49,7 @@ ev = d["traceEvents"]
 rows = {e["pid"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
 assert rows == set(range(8)), rows
 for e in ev:
-    assert e["ph"] in ("M", "X", "i") and isinstance(e["name"], str)
+    assert e["ph"] in ("M", "X", "i", "s", "f") and isinstance(e["name"], str)
     if e["ph"] == "X":
         assert e["ts"] >= 0 and e["dur"] >= 0 and isinstance(e["tid"], int)
 stall = [e for e in ev if e["ph"] == "X" and e["pid"] == 0 and "stalled" in e["name"]]

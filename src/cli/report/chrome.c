@@ -2,10 +2,13 @@
 /*
  * chrome.c: `hangtrace report --chrome-trace FILE`: every rank's phases
  * and blocking calls as a timeline in the Trace Event Format that Perfetto
- * and chrome://tracing open. One process row per rank (pid = rank, sorted
- * by rank; processes without a rank after them), a "phases" track and a
- * "blocking calls" track; the phase a rank is stalled in runs to the end
- * of the trace and is named so; dumps and exits are instant events.
+ * and chrome://tracing open. One process row per rank, named "rank 3
+ * (host n2)" (pid = rank, sorted by rank; ranks that never wrote a trace
+ * get a row too; processes without a rank after them), a "phases" track
+ * and a "blocking calls" track; the phase a rank is stalled in runs to the
+ * end of the trace and is named so; dumps and exits are instant events;
+ * a flow arrow goes from each waiting rank to the ranks it waits for
+ * (ht_rep_waits_for, live.h).
  * Within a process times come from its monotonic clock, placed on the
  * job's timeline by its first wall-clock time. Events are written one at
  * a time: the timeline of 16,384 ranks never sits in memory whole.
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "live.h"
 #include "report.h"
 
 #define UNRANKED_PID 10000000
@@ -24,6 +28,7 @@ struct ctx {
 	FILE *f;
 	bool first;
 	int err;
+	int64_t flow;		/* ids of flow arrows so far */
 };
 
 static void emit(struct ctx *c, json_t *ev)
@@ -165,38 +170,128 @@ static void instants(struct rep_job *job, struct ctx *c, const struct rep_proc *
 			  "s", "p", "pid", (json_int_t)pid, "tid", 1, "ts", end_of(job, p)));
 }
 
-static void one(struct rep_job *job, struct ctx *c, const struct rep_proc *p, int64_t pid,
-		const char *label)
+static void names(struct ctx *c, int64_t pid, const char *label, const char *who)
 {
+	char track[160];
 	meta(c, pid, label, 0, "process_name");
 	emit(c, json_pack("{s:s,s:s,s:I,s:{s:I}}", "name", "process_sort_index", "ph", "M", "pid",
 			  (json_int_t)pid, "args", "sort_index", (json_int_t)pid));
-	meta(c, pid, "phases", 1, "thread_name");
-	meta(c, pid, "blocking calls", 2, "thread_name");
+	snprintf(track, sizeof(track), "%s phases", who);
+	meta(c, pid, track, 1, "thread_name");
+	snprintf(track, sizeof(track), "%s blocking calls", who);
+	meta(c, pid, track, 2, "thread_name");
+	for (int tid = 1; tid <= 2; tid++)
+		emit(c, json_pack("{s:s,s:s,s:I,s:i,s:{s:i}}", "name", "thread_sort_index", "ph", "M",
+				  "pid", (json_int_t)pid, "tid", tid, "args", "sort_index", tid));
+}
+
+static void one(struct rep_job *job, struct ctx *c, const struct rep_proc *p, int64_t pid,
+		const char *label, const char *who)
+{
+	names(c, pid, label, who);
+	if (p->stalled || p->pid > 0)
+		emit(c, json_pack("{s:s,s:s,s:I,s:{s:o}}", "name", "process_labels", "ph", "M", "pid",
+				  (json_int_t)pid, "args", "labels",
+				  json_sprintf("pid %lld%s", (long long)p->pid,
+					       p->stalled ? ", stalled" : "")));
 	phases(job, c, p, pid);
 	calls(job, c, p, pid);
 	instants(job, c, p, pid);
 }
 
+/* A row for each rank that never wrote a trace: a "no trace" slice over
+ * the whole timeline, where the arrows of those waiting for it end. */
+static void missing(struct rep_job *job, struct ctx *c)
+{
+	double span = isnan(job->now) || isnan(job->t0) ? 0 : (job->now - job->t0) * 1e6;
+	for (size_t i = 0; i < job->nmissing; i++) {
+		int64_t r = job->missing[i];
+		char label[64], who[32];
+		snprintf(label, sizeof(label), "rank %lld (no trace)", (long long)r);
+		snprintf(who, sizeof(who), "rank %lld", (long long)r);
+		names(c, r, label, who);
+		emit(c, json_pack("{s:s,s:s,s:s,s:I,s:i,s:f,s:f,s:s}", "name",
+				  "no trace: never started, or never reached the library", "cat", "missing",
+				  "ph", "X", "pid", (json_int_t)r, "tid", 1, "ts", 0.0, "dur",
+				  span > 1 ? span : 1, "cname", "bad"));
+	}
+}
+
+static bool is_missing(const struct rep_job *job, int64_t r)
+{
+	for (size_t i = 0; i < job->nmissing; i++)
+		if (job->missing[i] == r)
+			return true;
+	return false;
+}
+
+static const struct rep_proc *main_of_rank(const struct rep_job *job, int64_t r)
+{
+	size_t lo = 0, hi = job->mains.n;
+	while (lo < hi) {	/* mains are sorted by rank */
+		size_t mid = (lo + hi) / 2;
+		const struct rep_proc *p = job->mains.v[mid];
+		if (p->rank == r)
+			return p;
+		if (p->rank < r)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Flow arrows from p, where it began to wait, to each rank it waits for. */
+static void flows(struct rep_job *job, struct ctx *c, const struct rep_proc *p)
+{
+	int64_t w[8];
+	size_t n = ht_rep_waits_for(job, p, w, REP_ARRAY_SIZE(w));
+	const struct rep_dump *d = p->last_dump;
+	for (size_t i = 0; d != NULL && i < p->ndumps; i++)
+		if (p->dumps[i].epoch == d->epoch) {
+			d = &p->dumps[i];	/* the first dump of its latest stall */
+			break;
+		}
+	double t = d != NULL ? at(job, p, d->mono, d->ts) : end_of(job, p);
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_proc *q = main_of_rank(job, w[i]);
+		if (q == NULL && !is_missing(job, w[i]))
+			continue;
+		double tq = t;
+		if (q != NULL && end_of(job, q) < tq)
+			tq = end_of(job, q) > 1 ? end_of(job, q) - 1 : 0;
+		json_int_t id = (json_int_t)++c->flow;
+		emit(c, json_pack("{s:s,s:s,s:s,s:I,s:I,s:i,s:f}", "name", "waits for", "cat",
+				  "waits_for", "ph", "s", "id", id, "pid", (json_int_t)p->rank, "tid", 1,
+				  "ts", t));
+		emit(c, json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:f}", "name", "waits for", "cat",
+				  "waits_for", "ph", "f", "bp", "e", "id", id, "pid", (json_int_t)w[i],
+				  "tid", 1, "ts", tq));
+	}
+}
+
 int ht_rep_chrome(struct rep_job *job, FILE *f)
 {
-	struct ctx c = { f, true, 0 };
+	struct ctx c = { f, true, 0, 0 };
 	if (fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"source\":\"hangtrace report\"},"
 		  "\"traceEvents\":[\n", f) == EOF)
 		return -EIO;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
-		char label[512];
-		snprintf(label, sizeof(label), "rank %lld (%s pid %lld)%s", (long long)p->rank,
-			 p->host, (long long)p->pid, p->stalled ? " stalled" : "");
-		one(job, &c, p, p->rank, label);
+		char label[512], who[32];
+		snprintf(label, sizeof(label), "rank %lld (host %s)", (long long)p->rank, p->host);
+		snprintf(who, sizeof(who), "rank %lld", (long long)p->rank);
+		one(job, &c, p, p->rank, label, who);
 	}
+	missing(job, &c);
 	for (size_t i = 0; i < job->unranked.n; i++) {
 		const struct rep_proc *p = job->unranked.v[i];
 		char label[512];
-		snprintf(label, sizeof(label), "no rank (%s pid %lld)", p->host, (long long)p->pid);
-		one(job, &c, p, UNRANKED_PID + (int64_t)i, label);
+		snprintf(label, sizeof(label), "no rank (host %s pid %lld)", p->host, (long long)p->pid);
+		one(job, &c, p, UNRANKED_PID + (int64_t)i, label, "no rank");
 	}
+	for (size_t i = 0; i < job->mains.n; i++)
+		flows(job, &c, job->mains.v[i]);
 	if (fputs("\n]}\n", f) == EOF)
 		c.err = -EIO;
 	return c.err;

@@ -10,6 +10,7 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "cli.h"
 #include "check_report.h"
+#include "live.h"
 #include "report.h"
 
 #define STDERR_WARNINGS 20
@@ -26,7 +28,8 @@ static const char usage[] =
 	"    hangtrace report - say which rank of a job is missing, stuck or wrong, and why\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    hangtrace report [--json] [--chrome-trace FILE] [--color WHEN] DIR...\n"
+	"    hangtrace report [--json | --brief] [--html FILE] [--chrome-trace FILE]\n"
+	"                     [--color WHEN] DIR...\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Reads every *.jsonl trace file under each DIR (searched recursively: give one\n"
@@ -39,9 +42,19 @@ static const char usage[] =
 	"OPTIONS\n"
 	"    --json               print one JSON object (format hangtrace-report/1) instead\n"
 	"                         of the text report\n"
+	"    --brief              print only the job in one line, the first verdicts in one\n"
+	"                         line each and this command for the rest (at most 12\n"
+	"                         lines; what the library prints in the job's log on a stall)\n"
+	"    --html FILE          also write one self-contained page (no network fetch): the\n"
+	"                         summary, the verdicts with evidence, every rank's timeline\n"
+	"                         and the merged stacks as a tree that folds\n"
+	"    --time-limit S       end (by SIGALRM) after S seconds, however far it got\n"
+	"                         (the library's brief passes 10: a report it started must\n"
+	"                         not outlive a job that ended meanwhile)\n"
 	"    --chrome-trace FILE  also write every rank's phases and blocking calls as a\n"
 	"                         timeline for Perfetto or chrome://tracing (Trace Event\n"
-	"                         Format, one row per rank, stalls marked)\n"
+	"                         Format, one row per rank, stalls marked, an arrow from\n"
+	"                         each waiting rank to the rank it waits for)\n"
 	"    --color WHEN         auto (default: on a terminal, unless NO_COLOR is set),\n"
 	"                         always or never\n"
 	"    --threads N          read files on N threads (default: the processors, up to 8)\n"
@@ -57,10 +70,13 @@ static const char usage[] =
 	"    1  at least one verdict of severity error\n"
 	"    2  nothing could be read, or a usage error\n";
 
-enum { OPT_JSON = 1, OPT_CHROME, OPT_COLOR, OPT_THREADS };
+enum { OPT_JSON = 1, OPT_BRIEF, OPT_HTML, OPT_TIME_LIMIT, OPT_CHROME, OPT_COLOR, OPT_THREADS };
 
 static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "brief", no_argument, NULL, OPT_BRIEF },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
 	{ "chrome-trace", required_argument, NULL, OPT_CHROME },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "colour", required_argument, NULL, OPT_COLOR },
@@ -98,7 +114,8 @@ static bool want_colour(const char *when)
 
 int ht_report_main(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, brief = false;
+	const char *html = NULL;
 	const char *chrome = NULL, *colour = "auto";
 	int threads = 0, c;
 	struct rep_job job;
@@ -110,6 +127,22 @@ int ht_report_main(int argc, char **argv)
 		case OPT_JSON:
 			json = true;
 			break;
+		case OPT_BRIEF:
+			brief = true;
+			break;
+		case OPT_HTML:
+			html = optarg;
+			break;
+		case OPT_TIME_LIMIT: {
+			int secs = atoi(optarg);
+			if (secs < 1 || secs > 86400) {
+				warnx("--time-limit takes 1 to 86400 seconds, not '%s'", optarg);
+				return HT_EXIT_USAGE;
+			}
+			signal(SIGALRM, SIG_DFL);
+			alarm((unsigned)secs);
+			break;
+		}
 		case OPT_CHROME:
 			chrome = optarg;
 			break;
@@ -157,7 +190,8 @@ int ht_report_main(int argc, char **argv)
 		return HT_EXIT_USAGE;
 	}
 	size_t n = ht_rep_read(&job);
-	print_warnings(&job);
+	if (!brief)	/* in the job's log: a line cut by a live writer is no news */
+		print_warnings(&job);
 	if (n == 0) {
 		warnx("nothing could be read: no process record in %zu file%s", job.nfiles,
 		      job.nfiles == 1 ? "" : "s");
@@ -181,7 +215,21 @@ int ht_report_main(int argc, char **argv)
 				warnx("%s: could not write the timeline", chrome);
 		}
 	}
-	if (json) {
+	if (html != NULL) {
+		FILE *f = fopen(html, "w");
+		if (f == NULL) {
+			warn("%s", html);
+		} else {
+			rc = ht_rep_html(&job, f);
+			if (fclose(f) != 0 && rc == 0)
+				rc = -EIO;
+			if (rc != 0)
+				warnx("%s: could not write the page", html);
+		}
+	}
+	if (brief) {
+		ht_rep_brief(&job, stdout, argv + optind, (size_t)(argc - optind));
+	} else if (json) {
 		if (ht_rep_json(&job, stdout) != 0)
 			warnx("could not write the JSON report");
 	} else {

@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# brief.sh: the verdicts in the job's log (SPEC section 3, HANGTRACE_BRIEF).
+# A 4-rank job on the fake NCCL with rank 3 never started (plain LD_PRELOAD:
+# the library finds build/hangtrace beside itself), and a 4-rank PyTorch
+# gloo job with rank 3 never started (under `hangtrace run`, which names
+# the command in HANGTRACE_COMMAND): the brief appears once in all the
+# ranks' stderr together, soon after the first stall, names missing_rank
+# and rank 3, and ends with the report command; the report it ran wrote no
+# trace of its own. HANGTRACE_BRIEF=0 leaves only the stall lines; healthy
+# jobs shorter than the deadline print nothing of ours.
+# limit: 150
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/nccl/helpers.inc"
+
+# now: wall-clock seconds with a fraction.
+now() { date +%s.%N; }
+
+# wait_brief SECS FILES...: polls the files every 0.1 s until one holds the
+# brief's last line; prints the wall time it was first seen.
+wait_brief() {
+	local end i
+	end=$(( $(date +%s) + $1 ))
+	shift
+	while [ "$(date +%s)" -le $end ]; do
+		if grep -q '^hangtrace: .*what to try: hangtrace report ' "$@" 2>/dev/null; then
+			now
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# brief_checks NAME DIR FILES...: the brief's content across the ranks' logs.
+brief_checks() {
+	local n=$1 d=$2
+	shift 2
+	cat "$@" >"$T/$n.all"
+	check "$n: the brief appears once for the job, not once per rank" \
+		test "$(grep -c '^hangtrace: .*what to try: hangtrace report ' "$T/$n.all")" -eq 1
+	check "$n: its first verdict is missing_rank, rank 3" \
+		grep -q '^hangtrace: 1 ERROR missing_rank rank 3: ' "$T/$n.all"
+	check "$n: it says the job is stuck, ranks stalled, 3 missing" \
+		grep -Eq '^hangtrace: the job is stuck.*3 of 4 ranks traced.*[123] stalled.*missing: 3' "$T/$n.all"
+	check "$n: at most 12 lines of brief, the report command for the rest" \
+		sh -c "[ \$(grep -c '^hangtrace: ' '$T/$n.all') -le 12 ] &&
+		       grep -q '^hangtrace: .*hangtrace report $d\$' '$T/$n.all'"
+	check "$n: one process claimed it in the trace folder" test -s "$d/.hangtrace-brief"
+	check "$n: the report it ran traced nothing of its own (the library was not preloaded)" \
+		tq "$d" 'not [p for p in procs if "--brief" in " ".join(p.header.get("cmdline") or [])] and len(procs) == 3'
+}
+
+# timing_checks NAME DIR SEEN DEADLINE: the brief within 1 s (plus slack for
+# a loaded machine) of the first stall, which came at the deadline.
+timing_checks() {
+	local n=$1 d=$2 seen=$3 dl=$4
+	local first
+	first=$("$PY" -c 'import glob, json, sys; print(min(json.loads(l)["ts"] for f in glob.glob(sys.argv[1] + "/*.jsonl") for l in open(f) if "\"t\":\"stall\"" in l))' "$d")
+	echo "# $n: the brief was seen $(echo "$seen - $first" | bc) s after the first stall line"
+	check "$n: the brief came within 1 s (+1 s slack) of the first stall line, the deadline after the phase began" \
+		tq "$d" "(lambda s: min(s) + 2.0 >= $seen and min(s) - 1.0 <= $seen)([e['ts'] for p in procs for e in p.events if e['t'] == 'stall' and e.get('reason') == 'timeout' and e.get('n') == 1]) and all(abs(p.ev('stall', reason='timeout')['phase_age'] - $dl) < 1.5 for p in procs)"
+}
+
+# --- fake NCCL: rank 3 never starts
+D=$T/nccl
+start=$(now)
+for r in 0 1 2; do
+	rank n$r HANGTRACE_DIR=$D HANGTRACE_TIMEOUT=2 ID_FILE=$T/id1 RANK=$r WORLD_SIZE=4 -- "$JOB" job
+done
+if seen=$(wait_brief 20 "$T"/n?.out); then
+	pass "nccl: a brief appeared $(echo "$seen - $start" | bc) s after the launch (deadline 2 s)"
+	sleep 1	# a second brief would have come by now
+	kill_ranks
+	brief_checks nccl "$D" "$T"/n?.out
+	timing_checks nccl "$D" "$seen" 2
+else
+	fail "nccl: a brief" "none within 20 s; the logs: $(cat "$T"/n?.out | head -c 600)"
+	kill_ranks
+fi
+
+# --- HANGTRACE_BRIEF=0: the stall lines only
+D=$T/off
+for r in 0 1 2; do
+	rank o$r HANGTRACE_DIR=$D HANGTRACE_TIMEOUT=1 HANGTRACE_BRIEF=0 ID_FILE=$T/id2 RANK=$r \
+		WORLD_SIZE=4 -- "$JOB" job
+done
+wait_dumps "$D" 3 15
+sleep 1.5
+kill_ranks
+cat "$T"/o?.out >"$T/off.all"
+check "HANGTRACE_BRIEF=0: each rank's stall line, no brief, no claim" \
+	sh -c "[ \$(grep -c 'stalled .* in nccl_init' '$T/off.all') -eq 3 ] &&
+	       ! grep -q '^hangtrace: ' '$T/off.all' && [ ! -e '$D/.hangtrace-brief' ]"
+
+# --- a brief command that hangs: killed after 5 s; the watchdog of the
+# process running it still answers SIGTERM with a dump meanwhile.
+printf '#!/bin/sh\necho $$ >>"%s/slow.pids"\necho "slow brief: $*"\nexec sleep 60\n' "$T" >"$T/slow"
+chmod +x "$T/slow"
+for job in bound term; do
+	D=$T/$job
+	rm -f "$T/slow.pids"
+	for r in 0 1 2; do
+		rank $job$r HANGTRACE_DIR=$D HANGTRACE_TIMEOUT=1 HANGTRACE_COMMAND=$T/slow \
+			ID_FILE=$T/id$job RANK=$r WORLD_SIZE=4 -- "$JOB" job
+	done
+	for i in $(seq 1 150); do [ -s "$T/slow.pids" ] && break; sleep 0.1; done
+	started=$(now)
+	slow=$(head -n 1 "$T/slow.pids" 2>/dev/null)
+	claimant=$(cut -d' ' -f2 "$D/.hangtrace-brief" 2>/dev/null)
+	if [ $job = bound ]; then
+		check "slow brief: started once, as 'report --brief --time-limit 10 DIR'" \
+			sh -c "[ \$(wc -l <'$T/slow.pids') -eq 1 ] && cat $T/bound?.out | grep -q '^slow brief: report --brief --time-limit 10 $D\$'"
+		for i in $(seq 1 100); do kill -0 "$slow" 2>/dev/null || break; sleep 0.1; done
+		gone=$(now)
+		check "slow brief: killed and reaped 5 s after it started (+2 s slack)" \
+			sh -c "! kill -0 $slow 2>/dev/null && [ \$(echo '$gone - $started < 7 && $gone - $started > 4.5' | bc) = 1 ]"
+		check "slow brief: the log says it was stopped, and where the report is" \
+			sh -c "cat $T/bound?.out | grep -q 'the brief report took too long and was stopped; run: hangtrace report $D\$'"
+	else
+		kill -TERM "$claimant"
+		for i in $(seq 1 40); do kill -0 "$claimant" 2>/dev/null || break; sleep 0.1; done
+		check "slow brief: SIGTERM to the process running it: a whole sigterm dump, then it ends" \
+			tq "$D" "(lambda p: p.exit and any(d[0]['reason'] == 'sigterm' and d[2] is not None for d in p.dumps))(proc(pid=$claimant))"
+		kill -9 "$slow" 2>/dev/null
+	fi
+	kill_ranks
+done
+
+# --- healthy fake NCCL job, shorter than the deadline: nothing of ours
+D=$T/healthy
+for r in 0 1 2 3; do
+	rank h$r HANGTRACE_DIR=$D HANGTRACE_TIMEOUT=20 ID_FILE=$T/id3 RANK=$r WORLD_SIZE=4 -- "$JOB" job
+done
+check "healthy nccl: the job completes" reap
+check "healthy nccl: no line of ours in any rank's log, no claim" \
+	sh -c "! grep -q 'hangtrace' $T/h?.out && [ ! -e '$D/.hangtrace-brief' ]"
+
+# --- PyTorch (gloo): rank 3 never starts; ranks under hangtrace run
+if ! "$PY" -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null; then
+	skip torch "python3-torch with gloo is not importable by $PY (scripts/deps.sh test installs it)"
+	finish
+fi
+TR=$ROOT/tests/net/torch_rank.py
+free_port() {
+	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+D=$T/torch
+P=$(free_port)
+for r in 0 1 2; do
+	RANK=$r WORLD_SIZE=4 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P STORE_TIMEOUT=60 \
+		"$HT" run --dir "$D" --timeout 3 -- "$PY" "$TR" ok >"$T/t$r.out" 2>"$T/t$r.err" &
+	SPAWNED="$SPAWNED $!"
+	PIDS="$PIDS $!"
+done
+if seen=$(wait_brief 60 "$T"/t?.err); then
+	pass "torch: a brief appeared in the ranks' stderr"
+	sleep 1
+	kill_ranks
+	brief_checks torch "$D" "$T"/t?.err
+	timing_checks torch "$D" "$seen" 3
+	check "torch: nothing of ours on the ranks' stdout" sh -c "! grep -q hangtrace $T/t?.out"
+else
+	fail "torch: a brief" "none within 60 s; stderr: $(cat "$T"/t?.err | head -c 600)"
+	kill_ranks
+fi
+
+# --- healthy 2-rank PyTorch job, shorter than the deadline
+D=$T/torch_ok
+P=$(free_port)
+for r in 0 1; do
+	RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P STORE_TIMEOUT=60 \
+		"$HT" run --dir "$D" --timeout 60 -- "$PY" "$TR" ok >"$T/k$r.out" 2>"$T/k$r.err" &
+	SPAWNED="$SPAWNED $!"
+	PIDS="$PIDS $!"
+done
+check "healthy torch: the job completes" reap
+check "healthy torch: the ranks summed, no line of ours on stderr, no claim" \
+	sh -c "grep -q 'sum 3' $T/k0.out && ! grep -q hangtrace $T/k?.err && [ ! -e '$D/.hangtrace-brief' ]"
+finish
