@@ -47,9 +47,11 @@ CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 # The command.
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
-CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli $(JANSSON_CFLAGS)
+CLI_CFLAGS := $(BASE_CFLAGS) $(OPT) -Isrc/cli -Isrc/cli/report $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
-CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c)) \
+# The report: its driver in src/cli/report, one folder per stage (read, model,
+# rules, out).
+CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli/report/*/*.c)) \
 	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
@@ -111,7 +113,7 @@ $(B):
 # tests/<dir>/<dir>.mk   optional extra rules (PROG_LDLIBS_<dir>_<name> := ...)
 # tests/fake_cuda, tests/fake_nccl build themselves through their .mk.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -iquote tests $(JANSSON_CFLAGS) \
+CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -Isrc/cli/report -iquote tests $(JANSSON_CFLAGS) \
 	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm
 TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))
