@@ -20,6 +20,17 @@
 
 #define STDERR_WARNINGS 20
 
+/* The stages after reading: the model (trees, ranks, hosts, states), the
+ * stack groups, the rules and their order, the groups' order (by the
+ * verdicts that blame them). */
+void ht_rep_analyse(struct rep_job *job)
+{
+	ht_rep_model(job);
+	ht_rep_stacks(job);
+	ht_rep_verdicts(job);
+	ht_rep_stacks_order(job);
+}
+
 static const char usage[] =
 	"NAME\n"
 	"    hangtrace report - say which rank of a job is missing, stuck or wrong, and why\n"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "util.h"
 
 struct rep_chunk {
 	struct rep_chunk *next;

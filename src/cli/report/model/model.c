@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "model/model.h"
+#include "model/ranges.h"
+#include "model/stacks.h"
 
 #define CLOCK_SPREAD_NOTE 600.0	/* s between hosts' first lines worth a note */
 

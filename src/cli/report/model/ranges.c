@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "model/ranges.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

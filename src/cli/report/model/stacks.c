@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "model/ranges.h"
+#include "model/stacks.h"
 
 #define MAX_FRAMES 256
 #define NAME_MAX_LEN 200

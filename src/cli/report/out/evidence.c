@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "out/evidence.h"
 
 char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc)
 {

@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "report.h"
+#include "read/read.h"
 
 struct rep_unknown {
 	char type[32];

@@ -7,7 +7,10 @@
 #ifndef HT_REPORT_RULES_H
 #define HT_REPORT_RULES_H
 
-#include "report.h"
+#include "model/ranges.h"
+#include "model/stacks.h"
+#include "out/evidence.h"
+#include "rules/verdicts.h"
 
 /* Room for rank lists inside a one-line summary. */
 #define REP_LIST_MAX 48

@@ -491,11 +491,3 @@ void ht_rep_verdicts(struct rep_job *job)
 	}
 	rep_sort(job->verdicts, job->nverdicts, sizeof(*job->verdicts), cmp_verdict);
 }
-
-void ht_rep_analyse(struct rep_job *job)
-{
-	ht_rep_model(job);
-	ht_rep_stacks(job);
-	ht_rep_verdicts(job);
-	ht_rep_stacks_order(job);
-}
