@@ -25,34 +25,25 @@ const char *const ht_rep_keep_host[] = { "hostname", "nccl_socket_ifname", "nccl
 					 "gloo_socket_ifname", "gloo_ifname_match", "shm_total",
 					 "shm_free", NULL };
 
-/* Smaller is likelier the root cause; errors always come before warnings. */
-static int prio_of(enum ht_verdict_code c)
+/* Each code's priority and usual severity: the columns of HT_VERDICT_MAP
+ * (include/hangtrace.h). Errors always come before warnings. */
+static const struct {
+	int prio;
+	enum rep_severity sev;
+} code_info[HT_VERDICT_COUNT] = {
+#define XX(id, name, prio, sev) [HT_VERDICT_##id] = { prio, REP_##sev },
+	HT_VERDICT_MAP(XX)
+#undef XX
+};
+
+int ht_rep_verdict_prio(enum ht_verdict_code c)
 {
-	switch (c) {
-	case HT_VERDICT_WORLD_SIZE_MISMATCH: return 10;
-	case HT_VERDICT_DUPLICATE_RANK: return 11;
-	case HT_VERDICT_STUB_DRIVER: return 20;
-	case HT_VERDICT_DRIVER_TOO_OLD: return 21;
-	case HT_VERDICT_CUDA_INIT_FAILED: return 22;
-	case HT_VERDICT_MASTER_ADDR_LOOPBACK: return 29;
-	case HT_VERDICT_SOCKET_IFNAME_MISSING: return 30;
-	case HT_VERDICT_RENDEZVOUS_UNREACHABLE: return 31;
-	case HT_VERDICT_DUPLICATE_GPU: return 40;
-	case HT_VERDICT_VISIBLE_DEVICES_INCONSISTENT: return 41;
-	case HT_VERDICT_TOO_MANY_LOCAL_RANKS: return 42;
-	case HT_VERDICT_FORK_AFTER_CUDA_INIT: return 45;
-	case HT_VERDICT_UNIQUE_ID_MISMATCH: return 50;
-	case HT_VERDICT_NCCL_INIT_ERROR: return 51;
-	case HT_VERDICT_SHM_TOO_SMALL: return 52;
-	case HT_VERDICT_VERSION_MISMATCH: return 55;
-	case HT_VERDICT_COLLECTIVE_MISMATCH: return 60;
-	case HT_VERDICT_RANK_EXITED: return 70;
-	case HT_VERDICT_MISSING_RANK: return 71;
-	case HT_VERDICT_STRAGGLER: return 72;
-	case HT_VERDICT_COLLECTIVE_LAG: return 75;
-	case HT_VERDICT_STALLED: return 90;
-	default: return 99;
-	}
+	return (unsigned)c < HT_VERDICT_COUNT ? code_info[c].prio : 99;
+}
+
+enum rep_severity ht_rep_verdict_sev(enum ht_verdict_code c)
+{
+	return (unsigned)c < HT_VERDICT_COUNT ? code_info[c].sev : REP_ERROR;
 }
 
 struct rep_verdict *ht_rep_verdict_new(struct rep_job *job, enum ht_verdict_code code,
@@ -61,7 +52,7 @@ struct rep_verdict *ht_rep_verdict_new(struct rep_job *job, enum ht_verdict_code
 	struct rep_verdict *v = ht_rep_alloc(&job->a, sizeof(*v));
 	v->code = code;
 	v->sev = sev;
-	v->prio = prio_of(code);
+	v->prio = ht_rep_verdict_prio(code);
 	v->t = INFINITY;
 	if (job->nverdicts == job->cap_verdicts) {
 		job->cap_verdicts = job->cap_verdicts != 0 ? job->cap_verdicts * 2 : 16;
