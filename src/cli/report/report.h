@@ -8,15 +8,20 @@
 #ifndef HT_REPORT_H
 #define HT_REPORT_H
 
+#include "model/graph.h"
 #include "model/model.h"
 #include "model/ranges.h"
 #include "model/stacks.h"
 #include "out/evidence.h"
 #include "out/out.h"
 #include "read/read.h"
+#include "rules/order.h"
 #include "rules/verdicts.h"
 
-/* Runs the stages after reading over job: model, stacks, rules, order. */
+/* Runs the stages after reading over job: model, stacks, graph, rules,
+ * order. */
 void ht_rep_analyse(struct rep_job *job);
+/* Frees everything the stages made, each stage its own, and resets job. */
+void ht_rep_job_free(struct rep_job *job);
 
 #endif

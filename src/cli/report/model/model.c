@@ -115,6 +115,10 @@ static void end_state(struct rep_proc *p, double now)
 	 * transition, return of the stalled call or exit followed it (a kill
 	 * after the dump leaves it stalled: it died waiting). */
 	bool st = d->epoch == p->epoch && p->last_call_end_stalled < d->line;
+	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
+		p->open_stall = false;
+	else
+		p->open_stall = st;
 	if (p->have_exit && p->exit_line > d->line && !(p->exit_signal != NULL && p->exit_after_dump)) {
 		/* It ended by itself where it stalled: a timeout gave up. */
 		p->gave_up = st && !ht_rep_steady(p);
@@ -298,9 +302,29 @@ static int main_score(const struct rep_proc *p)
 	return fork_worker(p) ? 0 : 1;
 }
 
+static double end_time(const struct rep_proc *p);
+
+/* A helper of anc: a process below it (a `which`, a compiler, a probe
+ * subprocess holding the rank's identity) that ended while anc went on
+ * writing lines for more than a second after: never the rank's main, and
+ * its exit status is not the rank's (SPEC section 4). */
+static bool helper_of(const struct rep_proc *p, const struct rep_proc *anc)
+{
+	if (p->end == REP_RUNNING || !isfinite(end_time(p)))
+		return false;
+	bool below = false;
+	for (const struct rep_proc *q = p->parent; q != NULL && !below; q = q->parent)
+		below = q == anc;
+	return below && anc->last_ev_ts > end_time(p) + 1.0;
+}
+
 /* Better main of one rank's tree: see SPEC section 4. */
 static bool better_main(const struct rep_proc *a, const struct rep_proc *b)
 {
+	if (helper_of(a, b))
+		return false;
+	if (helper_of(b, a))
+		return true;
 	int sa = main_score(a), sb = main_score(b);
 	if (sa != sb)
 		return sa > sb;
@@ -629,10 +653,6 @@ static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
 
 static const char *framework(struct rep_job *job)
 {
-	static const struct { const char *needle, *name; } py[] = {
-		{ "/deepspeed/", "deepspeed" }, { "/horovod/", "horovod" },
-		{ "/jax/", "jax" }, { "/torch/", "pytorch" },
-	};
 	size_t votes[5] = { 0 };
 	const char *names[5] = { "deepspeed", "horovod", "jax", "pytorch", "python" };
 	bool native = false;
@@ -640,11 +660,16 @@ static const char *framework(struct rep_job *job)
 	for (size_t i = 0; i < n; i++) {
 		struct rep_proc *p = i < job->mains.n ? job->mains.v[i] :
 				     job->unranked.v[i - job->mains.n];
+		/* From what every record has (command line, environment,
+		 * connect roles), never from a dump's frames: the label must
+		 * not change with whether a dump happened. */
 		const char *f = p->fw_hint;
-		for (size_t k = 0; f == NULL && p->last_dump != NULL && k < p->last_dump->npy; k++)
-			for (size_t j = 0; j < REP_ARRAY_SIZE(py) && f == NULL; j++)
-				if (strstr(p->last_dump->py[k], py[j].needle) != NULL)
-					f = py[j].name;
+		for (size_t k = 0; f == NULL && k < p->nconn; k++)
+			if (p->conn[k].role != NULL && strcmp(p->conn[k].role, "jax_coordinator") == 0)
+				f = "jax";
+		if (f == NULL && p->master_addr != NULL && p->exe != NULL &&
+		    strstr(p->exe, "python") != NULL)
+			f = "pytorch";	/* MASTER_ADDR: torch.distributed's env:// */
 		if (f == NULL && p->exe != NULL && strstr(p->exe, "python") != NULL)
 			f = "python";
 		if (f == NULL) {
@@ -660,6 +685,83 @@ static const char *framework(struct rep_job *job)
 		if (votes[j] > 0)
 			return names[j];
 	return native ? "native" : NULL;
+}
+
+/* A signal a scheduler or a person ends a job with. */
+static bool kill_signal(const char *s)
+{
+	return s != NULL && (strcmp(s, "SIGTERM") == 0 || strcmp(s, "SIGKILL") == 0 ||
+			     strcmp(s, "SIGINT") == 0 || strcmp(s, "SIGHUP") == 0);
+}
+
+/* job.ended (SPEC section 8): running while a main runs; completed when
+ * every main ended with status 0; killed when every main still alive at
+ * the first kill got a kill signal within a second of it (a time limit, a
+ * cancel, `timeout`); else failed. The killed ranks are then judged as
+ * they were while the job hung: stalled where their last stall was open,
+ * not failed, not blamed for their end (rules read p->killed). */
+static void job_ended(struct rep_job *job)
+{
+	struct rep_vec *lists[2] = { &job->mains, &job->unranked };
+	bool running = false, all_zero = true;
+	double first_kill = INFINITY;
+	const char *sig = NULL;
+	size_t n = 0;
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			struct rep_proc *p = lists[l]->v[i];
+			n++;
+			running |= p->end == REP_RUNNING;
+			all_zero &= p->end == REP_EXITED && p->exit_status == 0;
+			if (p->end == REP_SIGNALED && kill_signal(p->exit_signal) &&
+			    p->exit_ts < first_kill) {
+				first_kill = p->exit_ts;
+				sig = p->exit_signal;
+			}
+		}
+	if (n == 0 || running) {
+		job->ended = REP_JOB_RUNNING;
+		return;
+	}
+	if (all_zero) {
+		job->ended = REP_JOB_COMPLETED;
+		return;
+	}
+	job->ended = REP_JOB_FAILED;
+	if (sig == NULL)
+		return;
+	size_t killed = 0;
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			struct rep_proc *p = lists[l]->v[i];
+			double t = end_time(p);
+			if (t < first_kill)
+				continue;	/* it ended by itself before the kill */
+			if (p->end != REP_SIGNALED || !kill_signal(p->exit_signal) ||
+			    t > first_kill + 1.0)
+				return;
+			killed++;
+		}
+	if (killed == 0)
+		return;
+	job->ended = REP_JOB_KILLED;
+	job->ended_signal = sig;
+	job->ended_at = first_kill;
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			struct rep_proc *p = lists[l]->v[i];
+			if (end_time(p) < first_kill)
+				continue;
+			p->killed = true;
+			p->stalled = p->open_stall;
+			p->waiting = p->stalled;
+			p->gave_up = false;
+			for (size_t k = 0; k < p->rel.n; k++) {
+				struct rep_proc *q = p->rel.v[k];
+				if (q->end == REP_SIGNALED && end_time(q) >= first_kill)
+					q->killed = true;
+			}
+		}
 }
 
 void ht_rep_model(struct rep_job *job)
@@ -714,6 +816,12 @@ void ht_rep_model(struct rep_job *job)
 		if (p->job != NULL && job->job_id == NULL)
 			job->job_id = p->job;
 	}
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (!p->is_main && p->main != NULL)
+			ht_rep_vec_push(&ht_rep_main_of(p)->rel, p);
+	}
+	job_ended(job);
 	/* Failed: ended badly before steady (a rank stopped after startup,
 	 * say by the scheduler at the end of its time, is not a startup
 	 * failure; rank_exited still names it when others wait for it). */
@@ -721,17 +829,28 @@ void ht_rep_model(struct rep_job *job)
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			struct rep_proc *p = lists[l]->v[i];
-			p->failed = !ht_rep_steady(p) &&
+			p->failed = !ht_rep_steady(p) && !p->killed &&
 				    (p->end == REP_VANISHED ||
 				     (p->end == REP_SIGNALED && !(p->exit_after_dump && p->stalled)) ||
 				     (p->end == REP_EXITED && p->exit_status != 0));
 			job->stuck |= rep_waited(p);
 			job->failed |= p->failed;
 		}
-	for (size_t i = 0; i < job->procs.n; i++) {
-		struct rep_proc *p = job->procs.v[i];
-		if (!p->is_main && p->main != NULL)
-			ht_rep_vec_push(&ht_rep_main_of(p)->rel, p);
-	}
 	job->framework = framework(job);
+}
+
+void ht_rep_model_free(struct rep_job *job)
+{
+	for (size_t i = 0; i < job->nhosts; i++) {
+		ht_rep_vec_free(&job->hosts[i]->procs);
+		ht_rep_vec_free(&job->hosts[i]->mains);
+	}
+	free(job->hosts);
+	job->hosts = NULL;
+	job->nhosts = 0;
+	for (size_t i = 0; i < job->procs.n; i++)
+		ht_rep_vec_free(&((struct rep_proc *)job->procs.v[i])->rel);
+	ht_rep_vec_free(&job->mains);
+	ht_rep_vec_free(&job->unranked);
+	ht_rep_vec_free(&job->others);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "hangtrace.h"
+#include "signatures.h"
 #include "util.h"
 
 /* ---- where a line came from ------------------------------------------------ */
@@ -253,6 +254,20 @@ struct rep_proc {
 	struct rep_dump *last_dump;
 	bool blamed;
 	struct rep_vec rel;		/* for a main: its wrappers and children */
+
+	/* ---- who waits for whom (graph.c) ---- */
+	const struct ht_sig *sig;	/* its latest dump's stack signature, or NULL */
+	const char *doing;		/* in words, for a main that stalled or waits */
+	bool at_wait;			/* at a wait point for other ranks */
+	bool killed;			/* ended in the job's kill (job->ended == killed) */
+	bool open_stall;		/* its latest stall was still open when it ended */
+	const int64_t *waits_for;	/* ranks it waits for (arrays shared by ranks) */
+	size_t nwaits_for;
+	const char *waits_on;		/* or an endpoint, a worker, a file it waits for */
+	bool root;			/* at the end of a chain of waits: a cause */
+	bool awaited;			/* another rank waits for it */
+	const char *store_at;		/* the endpoint others wait for it to open */
+	double last_ev_ts;		/* its newest line but exit (wall) */
 };
 
 #define REP_MAX_DUMPS 16
@@ -284,6 +299,9 @@ struct rep_verdict {
 	int prio;			/* smaller: more likely the root cause */
 	double t;			/* earliest time it involves (wall) */
 	size_t cap_ranks, cap_evidence, more;	/* while it is built */
+	const struct rep_verdict *because;	/* the verdict it follows from, or NULL */
+	int64_t follows_rank;		/* a rule's hint: it follows from what this rank did */
+	size_t order;			/* position once ordered */
 };
 
 struct rep_group {
@@ -295,7 +313,8 @@ struct rep_group {
 	int phase;
 	int work;			/* -1 unknown, 0 blocked, 1 working (majority) */
 	const char *work_why;
-	bool blamed;
+	bool blamed;			/* every rank in it is blamed by a verdict */
+	bool any_blamed;		/* one of them is (it is shown first) */
 	int64_t min_rank;
 	size_t index;			/* in job->groups, once ordered */
 };
@@ -339,11 +358,23 @@ struct rep_job {
 	struct rep_group **groups;
 	size_t ngroups;
 	bool demangle;
+
+	/* How the job ended (SPEC section 8, job.ended). */
+	enum rep_ended { REP_JOB_RUNNING, REP_JOB_COMPLETED, REP_JOB_KILLED, REP_JOB_FAILED } ended;
+	const char *ended_signal;	/* killed: the signal */
+	double ended_at;		/* killed: the first kill (wall) */
+	const int64_t *laggards;	/* ranks not at the wait point most ranks are at */
+	size_t nlaggards;
+	const char *endpoint;		/* the rendezvous endpoint most ranks use, or NULL */
+	struct rep_proc **by_rank;	/* world_size entries: the main of each rank, or NULL */
+	size_t nby_rank;
 };
 
 
 /* Builds trees, ranks, hosts and each rank's state from job->procs. */
 void ht_rep_model(struct rep_job *job);
+/* Frees what ht_rep_model made. */
+void ht_rep_model_free(struct rep_job *job);
 /* "rank 3", "host n1 pid 42" for a process without a rank. */
 const char *ht_rep_who(struct rep_job *job, const struct rep_proc *p);
 /* The display name of phase p ("?" when unknown). */

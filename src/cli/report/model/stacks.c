@@ -333,8 +333,8 @@ void ht_rep_stacks(struct rep_job *job)
 static int cmp_group(const void *a, const void *b)
 {
 	const struct rep_group *x = *(struct rep_group *const *)a, *y = *(struct rep_group *const *)b;
-	if (x->blamed != y->blamed)
-		return x->blamed ? -1 : 1;
+	if (x->any_blamed != y->any_blamed)
+		return x->any_blamed ? -1 : 1;
 	if (x->procs.n != y->procs.n)
 		return x->procs.n < y->procs.n ? -1 : 1;
 	if (x->phase != y->phase)
@@ -346,11 +346,24 @@ void ht_rep_stacks_order(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->ngroups; i++) {
 		struct rep_group *g = job->groups[i];
-		g->blamed = false;
-		for (size_t k = 0; k < g->procs.n && !g->blamed; k++)
-			g->blamed = ((struct rep_proc *)g->procs.v[k])->blamed;
+		g->blamed = g->procs.n > 0;
+		g->any_blamed = false;
+		for (size_t k = 0; k < g->procs.n; k++) {
+			bool b = ((struct rep_proc *)g->procs.v[k])->blamed;
+			g->blamed &= b;
+			g->any_blamed |= b;
+		}
 	}
 	rep_sort(job->groups, job->ngroups, sizeof(*job->groups), cmp_group);
 	for (size_t i = 0; i < job->ngroups; i++)
 		job->groups[i]->index = i;
+}
+
+void ht_rep_stacks_free(struct rep_job *job)
+{
+	for (size_t i = 0; i < job->ngroups; i++)
+		ht_rep_vec_free(&job->groups[i]->procs);
+	free(job->groups);
+	job->groups = NULL;
+	job->ngroups = 0;
 }

@@ -11,6 +11,8 @@
 /* Merges the main-thread stacks of the stalled processes into groups,
  * ordered odd one out first. */
 void ht_rep_stacks(struct rep_job *job);
+/* Frees what ht_rep_stacks made. */
+void ht_rep_stacks_free(struct rep_job *job);
 /* Orders the groups: those holding a blamed rank first, then the
  * smallest (the odd one out), the earliest phase, the lowest rank. */
 void ht_rep_stacks_order(struct rep_job *job);

@@ -14,6 +14,9 @@
 
 #include "report.h"
 
+/* Ranks a rank's waits_for lists at most (the rest counted). */
+#define MAX_WAITS_FOR 64
+
 static json_t *str_or_null(const char *s)
 {
 	return s != NULL ? json_string(s) : json_null();
@@ -99,6 +102,17 @@ static json_t *rank_entry(struct rep_job *job, const struct rep_proc *p, bool ra
 							      p->work == 0 ? "blocked" : "unknown"));
 	if (p->group != NULL)
 		json_object_set_new(o, "stack_group", json_integer((json_int_t)p->group->index));
+	json_object_set_new(o, "doing", str_or_null(p->doing));
+	json_t *wf = json_array();
+	for (size_t i = 0; i < p->nwaits_for && i < MAX_WAITS_FOR; i++)
+		json_array_append_new(wf, json_integer(p->waits_for[i]));
+	if (p->waits_on != NULL)
+		json_array_append_new(wf, text(p->waits_on));
+	json_object_set_new(o, "waits_for", wf);
+	if (p->nwaits_for > MAX_WAITS_FOR)
+		json_object_set_new(o, "waits_for_more",
+				    json_integer((json_int_t)(p->nwaits_for - MAX_WAITS_FOR)));
+	json_object_set_new(o, "root", json_boolean(p->root));
 	json_object_set_new(o, "dumps", json_integer((json_int_t)p->ndumps));
 	json_object_set_new(o, "blamed", json_boolean(p->blamed));
 	if (p->rel.n > 0) {
@@ -141,6 +155,22 @@ static json_t *job_object(struct rep_job *job)
 	}
 	json_object_set_new(j, "phases", phases);
 	json_object_set_new(j, "clocks_may_mislead", json_boolean(job->clock_note));
+	json_t *ended = json_null();
+	switch (job->ended) {
+	case REP_JOB_COMPLETED:
+		ended = json_pack("{s:s}", "how", "completed");
+		break;
+	case REP_JOB_KILLED:
+		ended = json_pack("{s:s,s:o,s:f}", "how", "killed", "signal", text(job->ended_signal),
+				  "at", job->ended_at);
+		break;
+	case REP_JOB_FAILED:
+		ended = json_pack("{s:s}", "how", "failed");
+		break;
+	default:
+		break;
+	}
+	json_object_set_new(j, "ended", ended);
 	return j;
 }
 
@@ -156,6 +186,8 @@ static json_t *verdict_object(const struct rep_verdict *v)
 		json_array_append_new(e, text(v->evidence[i]));
 	json_object_set_new(o, "evidence", e);
 	json_object_set_new(o, "advice", text(v->advice));
+	json_object_set_new(o, "because", v->because != NULL ?
+			    json_string(ht_verdict_name(v->because->code)) : json_null());
 	return o;
 }
 

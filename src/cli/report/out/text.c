@@ -151,6 +151,14 @@ static void summary(struct rep_job *job, const struct out *o)
 			  "%zu steady, %zu starting", stalled, killed, ended, vanished, steady, running);
 	fprintf(o->f, "%-9s", "state");
 	wrap(o, b.s, 9, 9);
+	if (job->ended != REP_JOB_RUNNING) {
+		fprintf(o->f, "%-9s", "ended");
+		wrap(o, job->ended == REP_JOB_COMPLETED ? "completed: every rank ended with status 0" :
+		     job->ended == REP_JOB_FAILED ? "failed" :
+		     ht_rep_printf(&job->a, "killed: every live rank got %s within a second; the "
+				   "verdicts are those of the job before it was killed",
+				   job->ended_signal), 9, 9);
+	}
 	if (job->clock_note) {
 		fprintf(o->f, "%-9s", "clocks");
 		wrap(o, "the hosts' first trace lines are far apart: hosts started late or their "
@@ -234,6 +242,9 @@ static void verdicts(struct rep_job *job, const struct out *o)
 			ht_rep_ranges(v->ranks, v->nranks, list, WIDTH - col - 10);
 			fprintf(o->f, "  %s %s", v->nranks == 1 ? "rank" : "ranks", list);
 		}
+		if (v->because != NULL)
+			fprintf(o->f, "  %s(because of %zu, %s)%s", c_on(o, DIM), v->because->order + 1,
+				ht_verdict_name(v->because->code), c_on(o, OFF));
 		fputc('\n', o->f);
 		fprintf(o->f, "   ");
 		wrap(o, v->summary, 3, 3);
@@ -303,9 +314,46 @@ static void stacks(struct rep_job *job, const struct out *o)
 		fprintf(o->f, "... %zu more groups (--json has them all)\n", job->ngroups - MAX_GROUPS);
 }
 
+/* The first screen's first words: the root cause in one sentence, what
+ * follows from it, and what to try. */
+static void lead(struct rep_job *job, const struct out *o)
+{
+	const struct rep_verdict *v = NULL;
+	for (size_t i = 0; i < job->nverdicts && v == NULL; i++)
+		if (job->verdicts[i]->sev == REP_ERROR)
+			v = job->verdicts[i];
+	if (v == NULL)
+		return;
+	fprintf(o->f, "%sCAUSE%s    ", c_on(o, RED), c_on(o, OFF));
+	wrap(o, v->summary, 9, 9);
+	struct rep_buf b = { 0 };
+	size_t n = 0;
+	for (size_t i = 0; i < job->nverdicts; i++) {
+		const struct rep_verdict *u = job->verdicts[i];
+		if (u->because != v)
+			continue;
+		char list[64] = "";
+		if (u->nranks > 0)
+			ht_rep_ranges(u->ranks, u->nranks, list, 40);
+		ht_rep_buf_printf(&b, "%s%s%s%s", n++ > 0 ? "; " : "", ht_verdict_name(u->code),
+				  u->nranks > 0 ? (u->nranks == 1 ? " of rank " : " of ranks ") : "", list);
+	}
+	if (n > 0) {
+		fprintf(o->f, "%-9s", "then");
+		wrap(o, ht_rep_printf(&job->a, "%s (they follow from it)", b.s), 9, 9);
+	}
+	ht_rep_buf_free(&b);
+	if (v->advice != NULL && v->advice[0] != '\0') {
+		fprintf(o->f, "%s%-9s%s", c_on(o, CYAN), "try", c_on(o, OFF));
+		wrap(o, v->advice, 9, 9);
+	}
+	fputc('\n', o->f);
+}
+
 void ht_rep_text(struct rep_job *job, FILE *f, bool colour)
 {
 	struct out o = { f, colour };
+	lead(job, &o);
 	summary(job, &o);
 	verdicts(job, &o);
 	stacks(job, &o);

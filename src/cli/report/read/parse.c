@@ -141,7 +141,7 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc)
 		p->id_kind = p->launcher != NULL ? p->launcher : "unknown";
 		p->id_loc = *loc;
 	}
-	p->ts0 = p->last_ts = ht_rep__num(o, "ts");
+	p->ts0 = p->last_ts = p->last_ev_ts = ht_rep__num(o, "ts");
 	p->mono0 = p->last_mono = ht_rep__num(o, "mono");
 	p->timeout = ht_rep__num(o, "timeout");
 	if (!(p->timeout > 0))

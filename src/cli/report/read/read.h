@@ -20,6 +20,7 @@ size_t ht_rep_read(struct rep_job *job);
 void ht_rep_warn(struct rep_job *job, uint32_t file, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void ht_rep_job_init(struct rep_job *job);
-void ht_rep_job_free(struct rep_job *job);
+/* Frees what reading made (files, warnings, records, the arena). */
+void ht_rep_read_free(struct rep_job *job);
 
 #endif

@@ -39,33 +39,20 @@ void ht_rep_job_init(struct rep_job *job)
 	job->ws_loc = REP_NOLOC;
 }
 
-void ht_rep_job_free(struct rep_job *job)
+void ht_rep_read_free(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->nfiles; i++) {
 		free(job->files[i].path);
 		free(job->files[i].name);
 	}
 	free(job->files);
+	job->files = NULL;
 	for (size_t i = 0; i < job->nwarns; i++)
 		free(job->warns[i].msg);
 	free(job->warns);
-	for (size_t i = 0; i < job->nhosts; i++) {
-		ht_rep_vec_free(&job->hosts[i]->procs);
-		ht_rep_vec_free(&job->hosts[i]->mains);
-	}
-	for (size_t i = 0; i < job->ngroups; i++)
-		ht_rep_vec_free(&job->groups[i]->procs);
-	for (size_t i = 0; i < job->procs.n; i++)
-		ht_rep_vec_free(&((struct rep_proc *)job->procs.v[i])->rel);
-	free(job->hosts);
-	free(job->groups);
-	free(job->verdicts);
+	job->warns = NULL;
 	ht_rep_vec_free(&job->procs);
-	ht_rep_vec_free(&job->mains);
-	ht_rep_vec_free(&job->unranked);
-	ht_rep_vec_free(&job->others);
 	ht_rep_arena_free(&job->a);
-	memset(job, 0, sizeof(*job));
 }
 
 /* ---- warnings ------------------------------------------------------------- */
@@ -396,6 +383,8 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 	}
 	if (!isnan(ts) && !(ts <= c->p->last_ts))
 		c->p->last_ts = ts;
+	if (!isnan(ts) && type_id != HT_EV_EXIT && !(ts <= c->p->last_ev_ts))
+		c->p->last_ev_ts = ts;
 	if (!isnan(mono) && !(mono <= c->p->last_mono))
 		c->p->last_mono = mono;
 	c->p->lines++;

@@ -30,8 +30,10 @@ const char *const ht_rep_keep_host[] = { "hostname", "nccl_socket_ifname", "nccl
 static const struct {
 	int prio;
 	enum rep_severity sev;
+	bool effect;
 } code_info[HT_VERDICT_COUNT] = {
-#define XX(id, name, prio, sev) [HT_VERDICT_##id] = { prio, REP_##sev },
+#define XX(id, name, prio, sev, role) [HT_VERDICT_##id] = { prio, REP_##sev, \
+							 sizeof(#role) == sizeof("EFFECT") },
 	HT_VERDICT_MAP(XX)
 #undef XX
 };
@@ -39,6 +41,11 @@ static const struct {
 int ht_rep_verdict_prio(enum ht_verdict_code c)
 {
 	return (unsigned)c < HT_VERDICT_COUNT ? code_info[c].prio : 99;
+}
+
+bool ht_rep_verdict_may_follow(enum ht_verdict_code c)
+{
+	return (unsigned)c < HT_VERDICT_COUNT && code_info[c].effect;
 }
 
 enum rep_severity ht_rep_verdict_sev(enum ht_verdict_code c)
@@ -54,6 +61,7 @@ struct rep_verdict *ht_rep_verdict_new(struct rep_job *job, enum ht_verdict_code
 	v->sev = sev;
 	v->prio = ht_rep_verdict_prio(code);
 	v->t = INFINITY;
+	v->follows_rank = REP_UNKNOWN;
 	if (job->nverdicts == job->cap_verdicts) {
 		job->cap_verdicts = job->cap_verdicts != 0 ? job->cap_verdicts * 2 : 16;
 		struct rep_verdict **n = realloc(job->verdicts, job->cap_verdicts * sizeof(*n));
@@ -444,25 +452,6 @@ void ht_rep_rules_stalled(struct rep_job *job)
 	stalled_rule(job);
 }
 
-/* ---- ordering ---------------------------------------------------------------------- */
-
-static int cmp_verdict(const void *a, const void *b)
-{
-	const struct rep_verdict *x = *(struct rep_verdict *const *)a;
-	const struct rep_verdict *y = *(struct rep_verdict *const *)b;
-	if (x->sev != y->sev)
-		return x->sev < y->sev ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio < y->prio ? -1 : 1;
-	if (x->t != y->t && !(isnan(x->t) && isnan(y->t)))
-		return x->t < y->t || isnan(y->t) ? -1 : 1;
-	int64_t rx = x->nranks > 0 ? x->ranks[0] : INT64_MAX;
-	int64_t ry = y->nranks > 0 ? y->ranks[0] : INT64_MAX;
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
 void ht_rep_verdicts(struct rep_job *job)
 {
 	ht_rep_rules_ranks(job);
@@ -480,5 +469,11 @@ void ht_rep_verdicts(struct rep_job *job)
 		if (v->advice == NULL)
 			v->advice = "";
 	}
-	rep_sort(job->verdicts, job->nverdicts, sizeof(*job->verdicts), cmp_verdict);
+}
+
+void ht_rep_verdicts_free(struct rep_job *job)
+{
+	free(job->verdicts);	/* the verdicts themselves live in the arena */
+	job->verdicts = NULL;
+	job->nverdicts = job->cap_verdicts = 0;
 }

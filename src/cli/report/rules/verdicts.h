@@ -11,10 +11,14 @@
 /* Runs every rule and orders the verdicts, most likely root cause first. */
 void ht_rep_verdicts(struct rep_job *job);
 bool ht_rep_has_error(const struct rep_job *job);
+/* Frees what ht_rep_verdicts made. */
+void ht_rep_verdicts_free(struct rep_job *job);
 
 /* A code's priority and usual severity (the columns of HT_VERDICT_MAP). */
 int ht_rep_verdict_prio(enum ht_verdict_code c);
 enum rep_severity ht_rep_verdict_sev(enum ht_verdict_code c);
+/* May the code follow from another verdict (column role EFFECT)? */
+bool ht_rep_verdict_may_follow(enum ht_verdict_code c);
 
 /* For the rule files: a verdict under construction. */
 struct rep_verdict *ht_rep_verdict_new(struct rep_job *job, enum ht_verdict_code code,

@@ -127,10 +127,11 @@ static void missing_rank(struct rep_job *job)
 
 /* ---- rank_exited ------------------------------------------------------------------- */
 
-/* Killed while waiting: it ended by a signal after its own stall dump. */
+/* Killed while waiting (a signal after its own stall dump), or killed
+ * with the whole job (job.ended killed): judged as it was before. */
 static bool killed_waiting(const struct rep_proc *p)
 {
-	return p->end == REP_SIGNALED && p->exit_after_dump && p->stalled;
+	return p->killed || (p->end == REP_SIGNALED && p->exit_after_dump && p->stalled);
 }
 
 static size_t count_waiting(const struct rep_job *job)
@@ -346,6 +347,25 @@ static bool present(const struct rep_proc *p)
 	return !(p->end == REP_VANISHED || (p->have_exit && !killed_waiting(p)));
 }
 
+/* A rank others wait for that waits for none: it does something else
+ * (loading a checkpoint, compiling, sleeping) while they wait at a store,
+ * a barrier or a collective, whatever the phases say. */
+static bool behind_by_doing(const struct rep_proc *p)
+{
+	return present(p) && p->root && p->awaited && !p->at_wait && !p->failed;
+}
+
+static const char *age_words(struct rep_job *job, double s)
+{
+	if (!isfinite(s) || s < 1)
+		return NULL;
+	if (s < 120)
+		return ht_rep_printf(&job->a, "%.0f s", s);
+	if (s < 7200)
+		return ht_rep_printf(&job->a, "%.0f min", s / 60);
+	return ht_rep_printf(&job->a, "%.1f h", s / 3600);
+}
+
 static void straggler(struct rep_job *job)
 {
 	if (!job->stuck)
@@ -363,24 +383,31 @@ static void straggler(struct rep_job *job)
 		if (rep_waited(p) && level(p->cur_phase) > hi)
 			hi = level(p->cur_phase);
 	}
-	if (hi <= lo)
-		return;
-	size_t behind = 0;
+	size_t behind = 0, doing = 0, elsewhere = 0;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		behind += present(p) && level(p->cur_phase) == lo;
+		doing += behind_by_doing(p);
+		elsewhere += present(p) && p->stalled && !p->at_wait;
 	}
-	/* The odd ones out: when most ranks are behind, the few ahead wait
-	 * for a common cause, not for a straggler. */
-	if (behind * 2 > population)
+	/* By phase, else by what the ranks do. The odd ones out: when most
+	 * ranks are behind, the few ahead wait for a common cause, not for a
+	 * straggler. */
+	bool by_phase = hi > lo && behind * 2 <= population;
+	if (!by_phase && !(doing > 0 && elsewhere * 2 <= population))
 		return;
 	struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_STRAGGLER, REP_ERROR);
 	struct rep_proc *first = NULL;
+	struct rep_host **hosts = malloc((job->mains.n + 1) * sizeof(*hosts));
+	size_t nh = 0;
+	if (hosts == NULL)
+		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (!present(p) || level(p->cur_phase) != lo)
+		if (by_phase ? !present(p) || level(p->cur_phase) != lo : !behind_by_doing(p))
 			continue;
 		ht_rep_blame(job, v, p);
+		ht_rep_hosts_add(hosts, &nh, job->mains.n + 1, p->h);
 		if (first == NULL)
 			first = p;
 		if (v->nevidence < 4) {
@@ -396,32 +423,44 @@ static void straggler(struct rep_job *job)
 	v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
 	struct rep_proc *w;
 	const char *waiters = ht_rep_waiters(job, v, &w);
-	const char *where = "";
-	if (first->group != NULL)
-		where = ht_rep_printf(&job->a, ", in %s%s%s", ht_rep_top_frame(first->group),
-				      first->work_why != NULL ? "; " : "",
-				      first->work_why != NULL ? first->work_why : "");
 	double now = first->h != NULL ? first->h->now : job->now;	/* its own clock */
 	double age = isfinite(now) && first->cur_phase >= 0 ? now - first->ph[first->cur_phase].ts : NAN;
-	struct rep_host **hosts = malloc((v->nranks + 1) * sizeof(*hosts));
-	size_t nh = 0;
-	if (hosts == NULL)
-		abort();
-	for (size_t i = 0; i < job->mains.n; i++) {
-		struct rep_proc *p = job->mains.v[i];
-		if (present(p) && level(p->cur_phase) == lo && nh < v->nranks + 1)
-			hosts[nh++] = p->h;
+	const char *how_long = age_words(job, age);
+	const char *what = first->doing;
+	if (first->group != NULL && (what == NULL || strstr(what, ht_rep_top_frame(first->group)) == NULL))
+		what = ht_rep_printf(&job->a, "%s%sin %s", what != NULL ? what : "",
+				     what != NULL ? " " : "", ht_rep_top_frame(first->group));
+	const char *who = ht_rep_ranks_phrase(job, v->ranks, v->nranks);
+	if (first->store_at != NULL && v->nranks == 1) {
+		/* It hosts the store (or coordinator) the others connect to. */
+		v->summary = ht_rep_printf(&job->a, "%s has not opened the store at %s yet: it is still "
+					   "%s%s%s%s; %s", who, first->store_at,
+					   what != NULL ? what : ht_rep_printf(&job->a, "in %s",
+							ht_rep_phase_name(first->cur_phase)),
+					   how_long != NULL ? ", for " : "", how_long != NULL ? how_long : "",
+					   first->work_why != NULL && first->work == 1 ?
+					   ht_rep_printf(&job->a, " (%s)", first->work_why) : "",
+					   waiters != NULL ? waiters : "the others wait for it");
+	} else {
+		v->summary = ht_rep_printf(&job->a, "%s (%s) %s still %s%s%s, in %s%s%s, while %s",
+					   who, ht_rep_hosts_phrase(job, hosts, nh),
+					   v->nranks == 1 ? "is" : "are",
+					   what != NULL ? what : "behind",
+					   how_long != NULL ? " for " : "", how_long != NULL ? how_long : "",
+					   ht_rep_phase_name(first->cur_phase),
+					   first->work_why != NULL ? "; " : "",
+					   first->work_why != NULL ? first->work_why : "",
+					   waiters != NULL ? waiters : "the others wait");
 	}
-	const char *where_host = ht_rep_hosts_phrase(job, hosts, nh);
 	free(hosts);
-	v->summary = ht_rep_printf(&job->a, "%s (%s) %s still in %s%s%s, while %s",
-				   ht_rep_ranks_phrase(job, v->ranks, v->nranks), where_host, v->nranks == 1 ? "is" : "are",
-				   ht_rep_phase_name(first->cur_phase),
-				   isnan(age) || age < 1 ? "" : ht_rep_printf(&job->a, " (for %.0f s)", age),
-				   where, waiters != NULL ? waiters : "the others wait");
 	if (w != NULL && w->last_dump != NULL)
 		ht_rep_verdict_evidence(job, v, &w->last_dump->loc, ht_rep_keep_stall);
 	v->advice = straggler_advice(first->cur_phase);
+	if (!by_phase)
+		v->advice = "It is not where the others wait for it: its stack shows what it does "
+			    "instead (see doing). Make every rank reach the same barrier or collective: "
+			    "do slow work (a checkpoint load, a download, a compile) on every rank "
+			    "before it, or raise the framework's timeout if it is only slow.";
 }
 
 /* ---- world_size_mismatch -------------------------------------------------------------- */
