@@ -132,6 +132,10 @@ static enum wait_class classify(const struct rep_proc *p)
 	const char *call = p->last_dump != NULL ? p->last_dump->call : NULL;
 	if (call != NULL && strncmp(call, "nccl", 4) == 0)
 		return W_PEERS;
+	/* By phase: only while the phase is still open (a rendezvous that
+	 * ended is no wait at the store). */
+	if (p->cur_phase < 0 || p->ph[p->cur_phase].ended)
+		return W_NONE;
 	switch (p->cur_phase) {
 	case HT_PHASE_RENDEZVOUS:
 		return W_STORE;
@@ -153,8 +157,7 @@ static const char *doing_of(struct rep_job *job, const struct rep_proc *p)
 		return ht_rep_printf(&job->a, "blocked in %s (%s)", call,
 				     ht_rep_phase_name(p->cur_phase));
 	if (p->group != NULL)
-		return ht_rep_printf(&job->a, "in %s (%s)", ht_rep_top_frame(p->group),
-				     ht_rep_phase_name(p->cur_phase));
+		return ht_rep_printf(&job->a, "in %s", ht_rep_top_frame(p->group));
 	return ht_rep_printf(&job->a, "in %s", ht_rep_phase_name(p->cur_phase));
 }
 
@@ -258,11 +261,15 @@ static const char *endpoint_of(const struct rep_job *job, const struct rep_proc 
 
 /* ---- the graph --------------------------------------------------------------------- */
 
-static void wait_store(struct rep_job *job, struct rep_proc *p, const int64_t *zero)
+/* Returns true when p hosts the endpoint it waits at (it listens there):
+ * it then waits for the ranks that never arrive (see host_waits). */
+static bool wait_store(struct rep_job *job, struct rep_proc *p, const int64_t *zero)
 {
 	const char *e = endpoint_of(job, p);
 	struct rep_proc *l = e != NULL ? listener(job, e) : NULL;
-	if (l != NULL && l != p) {
+	if (l == p)
+		return true;
+	if (l != NULL) {
 		if (l->rank != REP_UNKNOWN && l->rank >= 0) {
 			p->waits_for = ht_rep_alloc(&job->a, sizeof(int64_t));
 			*(int64_t *)p->waits_for = l->rank;
@@ -271,7 +278,7 @@ static void wait_store(struct rep_job *job, struct rep_proc *p, const int64_t *z
 			p->waits_on = ht_rep_printf(&job->a, "%s (pid %lld on %s)", e,
 						    (long long)l->pid, l->host);
 		}
-		return;
+		return false;
 	}
 	/* Nobody listens. On the job's endpoint: rank 0 has not opened it
 	 * yet. Anywhere else (another port or address): nobody ever will. */
@@ -282,10 +289,33 @@ static void wait_store(struct rep_job *job, struct rep_proc *p, const int64_t *z
 		struct rep_proc *r0 = job->by_rank[0];
 		if (r0 != NULL && r0->store_at == NULL && e != NULL)
 			r0->store_at = e;
-		return;
+		return false;
 	}
 	if (e != NULL)
 		p->waits_on = e;
+	return false;
+}
+
+/* The host of a store or coordinator waits for the ranks that never
+ * reach it: missing, ended, or waiting at another endpoint. */
+static void host_waits(struct rep_job *job, struct rep_proc *p)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < job->nby_rank; r++) {
+		const struct rep_proc *q = job->by_rank[r];
+		n += q == NULL || q->waits_on != NULL || (q != p && q->have_exit && !q->killed);
+	}
+	if (n == 0)
+		return;
+	int64_t *w = ht_rep_alloc(&job->a, n * sizeof(*w));
+	size_t k = 0;
+	for (size_t r = 0; r < job->nby_rank; r++) {
+		const struct rep_proc *q = job->by_rank[r];
+		if (q == NULL || q->waits_on != NULL || (q != p && q->have_exit && !q->killed))
+			w[k++] = (int64_t)r;
+	}
+	p->waits_for = w;
+	p->nwaits_for = k;
 }
 
 void ht_rep_graph(struct rep_job *job)
@@ -345,13 +375,18 @@ void ht_rep_graph(struct rep_job *job)
 	}
 
 	/* Edges. */
+	struct rep_proc **hosts = malloc((job->mains.n + 1) * sizeof(*hosts));
+	size_t nhosts = 0;
+	if (hosts == NULL)
+		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		if (!waits(p))
 			continue;
 		switch (cls[i]) {
 		case W_STORE:
-			wait_store(job, p, zero);
+			if (wait_store(job, p, zero))
+				hosts[nhosts++] = p;
 			break;
 		case W_PEERS:
 			p->waits_for = job->laggards;
@@ -384,6 +419,9 @@ void ht_rep_graph(struct rep_job *job)
 		}
 	}
 	free(cls);
+	for (size_t i = 0; i < nhosts; i++)
+		host_waits(job, hosts[i]);
+	free(hosts);
 
 	/* Roots: a waiting or failed rank that waits for no rank; a rank
 	 * others wait for that waits for none (doing something else,

@@ -117,8 +117,7 @@ void ht_rep_order(struct rep_job *job)
 		if (v->follows_rank != REP_UNKNOWN) {
 			for (size_t k = 0; k < n; k++)
 				if (vs[k] != v && vs[k]->sev == REP_ERROR && blames(vs[k], v->follows_rank) &&
-				    !reaches(vs[k], v) &&
-				    !blames(v, v->follows_rank)) {
+				    !reaches(vs[k], v)) {
 					v->because = vs[k];
 					break;
 				}

@@ -271,8 +271,10 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 	}
 	free(blamed);
 	n = ht_rep_ranks_sort(r, n);
-	const char *s = ht_rep_printf(&job->a, "%s %s in %s%s", ht_rep_ranks_phrase(job, r, n),
+	const char *what = *who != NULL && (*who)->at_wait ? (*who)->doing : NULL;
+	const char *s = ht_rep_printf(&job->a, "%s %s in %s%s%s%s", ht_rep_ranks_phrase(job, r, n),
 				      n == 1 ? "waits" : "wait", ht_rep_phase_name(best - 1),
+				      what != NULL ? ", " : "", what != NULL ? what : "",
 				      total > n ? ht_rep_printf(&job->a, " (%zu more wait elsewhere)",
 								total - n) : "");
 	free(r);
@@ -350,6 +352,24 @@ static const char *stall_advice(int phase)
 	}
 }
 
+/* The advice for a stall of p: by what it waits at, else by its phase. */
+static const char *stall_advice_of(const struct rep_job *job, const struct rep_proc *p)
+{
+	bool jax = job->framework != NULL && strcmp(job->framework, "jax") == 0;
+	if (p != NULL && p->sig != NULL && p->sig->kind == HT_SIG_COORDINATOR)
+		jax = true;
+	if (p != NULL && p->sig != NULL &&
+	    (p->sig->kind == HT_SIG_STORE || p->sig->kind == HT_SIG_COORDINATOR)) {
+		if (jax)
+			return "It waits for JAX's coordination service (process 0 runs it, from "
+			       "jax.distributed.initialize): every process must reach initialize with "
+			       "the same coordinator_address and num_processes. Check that process 0 "
+			       "is up and that no process is missing or on another port.";
+		return stall_advice(HT_PHASE_RENDEZVOUS);
+	}
+	return stall_advice(p != NULL ? p->cur_phase : -1);
+}
+
 static double stall_since(const struct rep_proc *p)
 {
 	int ph = p->cur_phase;
@@ -389,7 +409,7 @@ static void stalled_rule(struct rep_job *job)
 					   isnan(age) ? "" : ht_rep_printf(&job->a, " for %.0f s", age),
 					   ht_rep_top_frame(g), g->work_why != NULL ? "; " : "",
 					   g->work_why != NULL ? g->work_why : "");
-		v->advice = stall_advice(g->phase);
+		v->advice = stall_advice_of(job, g->procs.n > 0 ? g->procs.v[0] : NULL);
 		v->prio += (int)gi;	/* the groups' order: odd one out first */
 		v->t = since;
 	}
@@ -454,6 +474,7 @@ void ht_rep_rules_stalled(struct rep_job *job)
 
 void ht_rep_verdicts(struct rep_job *job)
 {
+	ht_rep_rules_workers(job);
 	ht_rep_rules_ranks(job);
 	ht_rep_rules_net(job);
 	ht_rep_rules_gpu(job);

@@ -190,6 +190,39 @@ static const char *vis_of(const struct rep_proc *p)
 	return p->device.visible != NULL ? p->device.visible : p->cvd;
 }
 
+/* The CUDA_VISIBLE_DEVICES every rank of h shares (one list for all), or
+ * NULL when some differ or none is set. */
+static const char *shared_vis(const struct rep_host *h)
+{
+	const char *common = NULL;
+	for (size_t i = 0; i < h->mains.n; i++) {
+		const char *v = vis_of(h->mains.v[i]);
+		if (v == NULL || (common != NULL && strcmp(common, v) != 0))
+			return NULL;
+		common = v;
+	}
+	return common;
+}
+
+/* Entries of a CUDA_VISIBLE_DEVICES list CUDA accepts (up to the first
+ * it rejects: "-1", an empty item). */
+static int64_t vis_len(const char *list)
+{
+	int64_t n = 0;
+	for (const char *s = list; *s != '\0';) {
+		while (*s == ' ')
+			s++;
+		if (*s == ',' || *s == '\0' || *s == '-')
+			break;
+		n++;
+		const char *e = strchr(s, ',');
+		if (e == NULL)
+			break;
+		s = e + 1;
+	}
+	return n;
+}
+
 static int cmp_gpu(const void *a, const void *b)
 {
 	const char *const *x = a, *const *y = b;
@@ -284,7 +317,12 @@ static void too_many_local_ranks(struct rep_job *job)
 		struct rep_host *h = job->hosts[hi];
 		int64_t gpus = -1;
 		bool masked = false;
-		for (size_t i = 0; i < h->mains.n; i++) {
+		/* One CUDA_VISIBLE_DEVICES for every rank of the host: the GPUs
+		 * they all see are its entries. */
+		const char *shared = shared_vis(h);
+		if (shared != NULL)
+			gpus = vis_len(shared);
+		for (size_t i = 0; i < h->mains.n && shared == NULL; i++) {
 			struct rep_proc *p = h->mains.v[i];
 			if (vis_of(p) != NULL) {
 				masked = true;
@@ -323,9 +361,10 @@ static void too_many_local_ranks(struct rep_job *job)
 				p->blamed = true;
 		}
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
-		v->summary = ht_rep_printf(&job->a, "host %s runs %zu ranks but they see %lld GPU%s: "
+		v->summary = ht_rep_printf(&job->a, "host %s runs %zu ranks but they see %lld GPU%s%s: "
 					   "%s %s no GPU of %s own", h->name, h->mains.n, (long long)gpus,
-					   gpus == 1 ? "" : "s",
+					   gpus == 1 ? "" : "s", shared != NULL ?
+					   ht_rep_printf(&job->a, " (CUDA_VISIBLE_DEVICES=%s)", shared) : "",
 					   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
 					   v->nranks == 1 ? "has" : "have", v->nranks == 1 ? "its" : "their");
 		v->advice = "Run as many ranks per host as it has GPUs (--nproc-per-node, "
@@ -374,7 +413,9 @@ static void visible_devices(struct rep_job *job)
 				unset++;
 			with_gpu += visible_count(p) != REP_UNKNOWN && visible_count(p) > 0;
 		}
-		if (set == 0)
+		/* One list for all: consistent; too many ranks for it is
+		 * too_many_local_ranks, two on one GPU duplicate_gpu. */
+		if (set == 0 || shared_vis(h) != NULL)
 			continue;
 		struct rep_verdict *v = NULL;
 		bool err = false;

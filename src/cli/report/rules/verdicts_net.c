@@ -32,6 +32,36 @@ static const char *failure_class(const struct rep_connect *c)
 	return NULL;
 }
 
+/* Same host part ("10.0.0.1" of "10.0.0.1:29500"). */
+static bool same_addr(const char *a, const char *b)
+{
+	const char *pa = strrchr(a, ':'), *pb = strrchr(b, ':');
+	return pa != NULL && pb != NULL && pa - a == pb - b && strncmp(a, b, (size_t)(pa - a)) == 0;
+}
+
+/* A connect of role other that is still a rendezvous: a coordinator
+ * address given as an argument (jax.distributed.initialize(
+ * coordinator_address=...), init_method="tcp://..."). Its destination is
+ * the endpoint most ranks use (model/graph.c), or the same address with
+ * another port (a wrong port), or a port a rank of the job listens on. */
+static bool endpoint_like(const struct rep_job *job, const struct rep_proc *p, const char *dest)
+{
+	if (!ht_rep_main_of((struct rep_proc *)p)->is_main)
+		return false;
+	if (job->endpoint != NULL && (strcmp(dest, job->endpoint) == 0 || same_addr(dest, job->endpoint)))
+		return true;
+	const char *port = ht_rep_port(dest);
+	for (size_t i = 0; i < job->mains.n && port != NULL; i++) {
+		const struct rep_proc *q = job->mains.v[i];
+		for (size_t k = 0; k < q->nlisten; k++) {
+			const char *lp = ht_rep_port(q->listen[k].addr);
+			if (lp != NULL && strcmp(lp, port) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 static bool reached(const struct rep_proc *p, const char *dest)
 {
 	for (size_t i = 0; i < p->nconn; i++)
@@ -57,8 +87,20 @@ static int cmp_fail(const void *a, const void *b)
 	return c;
 }
 
-static const char *connect_advice(const char *cls)
+static const char *connect_advice(const struct rep_job *job, const char *cls, const char *role)
 {
+	bool jax = (role != NULL && strcmp(role, "jax_coordinator") == 0) ||
+		   (job->framework != NULL && strcmp(job->framework, "jax") == 0);
+	if (jax && strcmp(cls, "refused") == 0)
+		return "Nobody listens there: JAX's coordination service runs in process 0, which "
+		       "opens it in jax.distributed.initialize. Check that process 0 started and got "
+		       "there, and that every process passes the same coordinator_address (host:port, "
+		       "or JAX_COORDINATOR_ADDRESS) and num_processes; a process given another port "
+		       "waits for a service that never comes.";
+	if (jax)
+		return "Packets to JAX's coordinator get no answer: a wrong coordinator_address host, "
+		       "a firewall between the hosts, or no route. Try `nc -vz HOST PORT` from an "
+		       "affected host.";
 	if (strcmp(cls, "refused") == 0)
 		return "Nobody listens there: the server side is not up (yet), has exited, or "
 		       "listens on another port or address. For torchrun/c10d the store runs in "
@@ -150,7 +192,8 @@ static void unreachable(struct rep_job *job)
 		for (size_t k = 0; k < p->nconn; k++) {
 			const struct rep_connect *c = &p->conn[k];
 			const char *cls = failure_class(c);
-			if (cls == NULL || !rendezvous_role(c->role) || reached(p, c->dest))
+			if (cls == NULL || reached(p, c->dest) ||
+			    !(rendezvous_role(c->role) || endpoint_like(job, p, c->dest)))
 				continue;
 			if (n == cap) {
 				cap *= 2;
@@ -186,10 +229,11 @@ static void unreachable(struct rep_job *job)
 		}
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
 		const struct rep_connect *c = f[i].c;
+		bool jax = (c->role != NULL && strcmp(c->role, "jax_coordinator") == 0) ||
+			   (job->framework != NULL && strcmp(job->framework, "jax") == 0);
 		const char *role = c->role != NULL && strcmp(c->role, "nccl_bootstrap") == 0 ?
-				   "the NCCL bootstrap root" :
-				   c->role != NULL && strcmp(c->role, "jax_coordinator") == 0 ?
-				   "the JAX coordinator" : "the rendezvous";
+				   "the NCCL bootstrap root" : jax ? "the JAX coordinator" :
+				   "the rendezvous";
 		v->summary = ht_rep_printf(&job->a, "%s cannot reach %s at %s: %s (%lld attempt%s%s%s)",
 					   who_list(job, v, &f[i], j - i), role, c->dest,
 					   class_words(f[i].cls), (long long)(j - i > 1 ? most : total),
@@ -198,7 +242,7 @@ static void unreachable(struct rep_job *job)
 					   span >= 1 ? ht_rep_printf(&job->a, " over %.0f s", span) : "");
 		if (strcmp(f[i].cls, "refused") == 0)
 			listeners(job, v, c->dest);
-		v->advice = connect_advice(f[i].cls);
+		v->advice = connect_advice(job, f[i].cls, c->role);
 		i = j;
 	}
 	free(f);

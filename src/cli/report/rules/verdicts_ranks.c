@@ -225,20 +225,32 @@ static void rank_exited(struct rep_job *job)
 		if (p->end == REP_SIGNALED && ht_rep_steady(p) && !waited)
 			continue;	/* the job was stopped after startup */
 		e[n].p = p;
-		e[n].key = ht_rep_printf(&job->a, "%d/%s/%lld/%d/%d", (int)p->end,
-					 p->exit_signal != NULL ? p->exit_signal : "",
-					 (long long)p->exit_status, p->cur_phase, p->gave_up);
 		n++;
+	}
+	/* Grouped by how and where they ended, and whether they ended with
+	 * the first (a later death follows from it: its own verdict). */
+	double t_first = INFINITY;
+	for (size_t i = 0; i < n; i++)
+		if (ended_at(e[i].p) < t_first)
+			t_first = ended_at(e[i].p);
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = e[i].p;
+		e[i].key = ht_rep_printf(&job->a, "%d/%s/%lld/%d/%d/%d", (int)p->end,
+					 p->exit_signal != NULL ? p->exit_signal : "",
+					 (long long)p->exit_status, p->cur_phase, p->gave_up,
+					 ended_at(p) > t_first + 1);
 	}
 	rep_sort(e, n, sizeof(*e), cmp_exited);
 	double first = INFINITY;
 	const char *first_who = NULL;
 	struct rep_host *first_host = NULL;
+	int64_t first_rank = REP_UNKNOWN;
 	for (size_t i = 0; i < n; i++)
 		if (ended_at(e[i].p) < first) {
 			first = ended_at(e[i].p);
 			first_who = ht_rep_who(job, e[i].p);
 			first_host = e[i].p->h;
+			first_rank = e[i].p->rank;
 		}
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
@@ -283,12 +295,19 @@ static void rank_exited(struct rep_job *job)
 		if (p->gave_up)
 			v->prio += 10;	/* they waited for someone else first */
 		else if (t > first + 1 && first_who != NULL) {
-			/* Later deaths are likely consequences of the first. */
+			/* Later deaths are likely consequences of the first:
+			 * they follow from what it died of (rules/order.c). */
 			v->prio += 10;
+			v->follows_rank = first_rank;
 			bool cross = first_host != p->h;
 			after = ht_rep_printf(&job->a, " (%.0f s after %s ended%s)", t - first,
 					      first_who, cross ? ", by the hosts' wall clocks" : "");
 		}
+		/* A rank whose DataLoader worker died first: it follows from that. */
+		for (size_t k = 0; k < job->nverdicts && v->follows_rank == REP_UNKNOWN; k++)
+			if (job->verdicts[k]->code == HT_VERDICT_DATALOADER_WORKER_DIED &&
+			    ht_rep_verdict_has(job->verdicts[k], v->ranks[0]))
+				v->follows_rank = v->ranks[0];
 		v->summary = ht_rep_printf(&job->a, "%s on %s %s in %s%s%s%s",
 					   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
 					   ht_rep_hosts_phrase(job, hosts, nh),
@@ -431,31 +450,40 @@ static void straggler(struct rep_job *job)
 		what = ht_rep_printf(&job->a, "%s%sin %s", what != NULL ? what : "",
 				     what != NULL ? " " : "", ht_rep_top_frame(first->group));
 	const char *who = ht_rep_ranks_phrase(job, v->ranks, v->nranks);
+	const char *since = how_long != NULL || (first->work_why != NULL && first->work == 1) ?
+		ht_rep_printf(&job->a, " (%s%s%s)", how_long != NULL ? "for " : "",
+			      how_long != NULL ? how_long : "",
+			      first->work_why != NULL && first->work == 1 ?
+			      ht_rep_printf(&job->a, "%s%s", how_long != NULL ? "; " : "",
+					    first->work_why) : "") : "";
+	if (what == NULL)
+		what = ht_rep_printf(&job->a, "in %s", ht_rep_phase_name(first->cur_phase));
 	if (first->store_at != NULL && v->nranks == 1) {
 		/* It hosts the store (or coordinator) the others connect to. */
-		v->summary = ht_rep_printf(&job->a, "%s has not opened the store at %s yet: it is still "
-					   "%s%s%s%s; %s", who, first->store_at,
-					   what != NULL ? what : ht_rep_printf(&job->a, "in %s",
-							ht_rep_phase_name(first->cur_phase)),
-					   how_long != NULL ? ", for " : "", how_long != NULL ? how_long : "",
-					   first->work_why != NULL && first->work == 1 ?
-					   ht_rep_printf(&job->a, " (%s)", first->work_why) : "",
+		v->summary = ht_rep_printf(&job->a, "%s has not opened the store at %s yet: it is "
+					   "still %s%s; %s", who, first->store_at, what, since,
+					   waiters != NULL ? waiters : "the others wait for it");
+	} else if (!by_phase) {
+		v->summary = ht_rep_printf(&job->a, "%s (%s) %s not where the others wait: %s %s%s; %s",
+					   who, ht_rep_hosts_phrase(job, hosts, nh),
+					   v->nranks == 1 ? "is" : "are", v->nranks == 1 ? "it is" :
+					   "they are", what, since,
 					   waiters != NULL ? waiters : "the others wait for it");
 	} else {
-		v->summary = ht_rep_printf(&job->a, "%s (%s) %s still %s%s%s, in %s%s%s, while %s",
+		v->summary = ht_rep_printf(&job->a, "%s (%s) %s still in %s, %s%s, while %s",
 					   who, ht_rep_hosts_phrase(job, hosts, nh),
 					   v->nranks == 1 ? "is" : "are",
-					   what != NULL ? what : "behind",
-					   how_long != NULL ? " for " : "", how_long != NULL ? how_long : "",
-					   ht_rep_phase_name(first->cur_phase),
-					   first->work_why != NULL ? "; " : "",
-					   first->work_why != NULL ? first->work_why : "",
+					   ht_rep_phase_name(first->cur_phase), what, since,
 					   waiters != NULL ? waiters : "the others wait");
 	}
 	free(hosts);
 	if (w != NULL && w->last_dump != NULL)
 		ht_rep_verdict_evidence(job, v, &w->last_dump->loc, ht_rep_keep_stall);
 	v->advice = straggler_advice(first->cur_phase);
+	/* Found by what it does: after a rule that says more about the same
+	 * rank (collective_lag: it issued fewer collectives). */
+	if (!by_phase)
+		v->prio += 5;
 	if (!by_phase)
 		v->advice = "It is not where the others wait for it: its stack shows what it does "
 			    "instead (see doing). Make every rank reach the same barrier or collective: "
