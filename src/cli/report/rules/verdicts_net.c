@@ -46,7 +46,10 @@ static bool same_addr(const char *a, const char *b)
  * another port (a wrong port), or a port a rank of the job listens on. */
 static bool endpoint_like(const struct rep_job *job, const struct rep_proc *p, const char *dest)
 {
-	if (!ht_rep_main_of((struct rep_proc *)p)->is_main)
+	/* Only for a rank that waits at a store or coordinator: the other
+	 * connects of a job (Open MPI's, a data loader's) are no rendezvous. */
+	if (!p->is_main || p->sig == NULL ||
+	    (p->sig->kind != HT_SIG_STORE && p->sig->kind != HT_SIG_COORDINATOR))
 		return false;
 	if (job->endpoint != NULL && (strcmp(dest, job->endpoint) == 0 || same_addr(dest, job->endpoint)))
 		return true;
