@@ -29,11 +29,20 @@ static inline void rep_sort(void *base, size_t n, size_t size,
 struct rep_arena {
 	struct rep_chunk *head;
 	size_t used, cap;
+	struct rep_intern *intern;	/* strings kept once, when set (ht_rep_intern_on) */
 };
 
 void *ht_rep_alloc(struct rep_arena *a, size_t n);	/* zeroed; aborts on ENOMEM */
 char *ht_rep_strdup(struct rep_arena *a, const char *s);	/* NULL -> NULL */
 char *ht_rep_strndup(struct rep_arena *a, const char *s, size_t n);
+/* The same text as one string of the arena for every caller (read-only):
+ * the fields that repeat across thousands of records (host, boot id,
+ * launcher, roles, results) are stored once. A plain copy unless
+ * ht_rep_intern_on was called on a. */
+const char *ht_rep_intern(struct rep_arena *a, const char *s, size_t n);
+void ht_rep_intern_on(struct rep_arena *a);
+/* Drops the table (the strings stay in the arena). */
+void ht_rep_intern_off(struct rep_arena *a);
 char *ht_rep_printf(struct rep_arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ht_rep_arena_free(struct rep_arena *a);

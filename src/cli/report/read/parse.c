@@ -24,7 +24,7 @@ const char *ht_rep__str(struct rep_arena *a, json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 	if (!json_is_string(v))
 		return NULL;
-	return ht_rep_strndup(a, json_string_value(v), json_string_length(v));
+	return ht_rep_intern(a, json_string_value(v), json_string_length(v));
 }
 
 int64_t ht_rep__int(json_t *o, const char *key)
@@ -341,8 +341,12 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 static void on_stall(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		     const struct rep_loc *loc, double ts, double mono)
 {
+	/* Grown as dumps come (most processes have three), the newest
+	 * REP_MAX_DUMPS kept (a power of two: ht_rep__grow's capacities). */
 	if (p->ndumps == 0)
-		p->dumps = ht_rep_alloc(&c->a, REP_MAX_DUMPS * sizeof(*p->dumps));
+		p->dumps = ht_rep_alloc(&c->a, sizeof(*p->dumps));
+	else if (p->ndumps < REP_MAX_DUMPS)
+		p->dumps = ht_rep__grow(&c->a, p->dumps, p->ndumps, sizeof(*p->dumps));
 	if (p->ndumps == REP_MAX_DUMPS) {
 		memmove(p->dumps, p->dumps + 1, (REP_MAX_DUMPS - 1) * sizeof(*p->dumps));
 		p->ndumps--;

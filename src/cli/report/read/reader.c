@@ -744,6 +744,7 @@ size_t ht_rep_read(struct rep_job *job)
 	for (int i = 0; i < n; i++) {
 		w[i].pool = &pl;
 		w[i].c.job = job;
+		ht_rep_intern_on(&w[i].c.a);
 		w[i].c.open_dump = -1;
 	}
 	/* The first worker is this thread; the others, when any, are started. */
@@ -785,6 +786,7 @@ size_t ht_rep_read(struct rep_job *job)
 		free(c->iobuf);
 		free(c->cache.slot);
 		ht_rep_vec_free(&c->procs);
+		ht_rep_intern_off(&c->a);
 		ht_rep_arena_take(&job->a, &c->a);
 	}
 	free(w);
