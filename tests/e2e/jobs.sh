@@ -7,9 +7,10 @@
 # are refused; one rank with a wrong MASTER_PORT while the others were
 # refused once, then connected; a rank that never reaches dist.barrier();
 # monitored_barrier timing out on rank 0 because rank 1 never came; a
-# helper (`which hipcc | xargs readlink -f`) exiting 1 inside rank 0; the
-# store-host job killed by SIGTERM from `timeout`, reported while it hung
-# and again after (the same first verdict, job.ended killed); a healthy
+# helper (`which hipcc | xargs readlink -f`) exiting 1 inside rank 0; a
+# job whose rank 1 never reaches the barrier killed by SIGTERM from
+# `timeout`, reported while it hung and again after (the same first
+# verdict, job.ended killed); a healthy
 # job. mpi4py on Open MPI (tests/e2e/mpi_job.py): one rank in
 # load_checkpoint before Barrier; one rank raising; a healthy job. JAX on
 # CPU (the coordinator address as an argument) from the venv that
@@ -84,17 +85,17 @@ if [ $TORCH = 1 ]; then
 	mkdir -p "$T/killed"
 	launch killed all timeout -s TERM 40 bash -c "
 		for r in 0 1 2 3; do
-			if [ \$r = 0 ]; then s='ckpt 60 ok'; else s=ok; fi
+			if [ \$r = 1 ]; then s='init sleep 120'; else s='init barrier'; fi
 			RANK=\$r LOCAL_RANK=\$r WORLD_SIZE=4 MASTER_ADDR=127.0.0.1 MASTER_PORT=$P_KILL \
-				STORE_TIMEOUT=60 $(htrun killed) $PY $TJ \$s &
+				STORE_TIMEOUT=300 $(htrun killed) $PY $TJ \$s &
 		done
 		wait"
-	settle_tq 38 killed "len(procs) >= 4 and $W(proc(rank=0), 'launch')
-	                     and all($W(proc(rank=r), 'rendezvous') for r in range(1, 4))"
+	settle_tq 38 killed "len(procs) >= 4 and all($W(proc(rank=r), 'rendezvous') for r in range(4))"
 	report killed
 	cp "$T/killed.json" "$T/killed-hung.json"
 	cp "$T/killed.rc" "$T/killed-hung.rc"
 	finished 45 killed
+	settle_tq 20 killed "all(proc(rank=r).exit for r in range(4))"
 	report killed
 fi
 
@@ -152,10 +153,10 @@ and R(0)['exit'] == {'status': 1}"
 	expect "gloo: a helper of rank 0 exits 1: not the rank, straggler [0]" helper "
 rc == 1 and v0['code'] == 'straggler' and v0['ranks'] == [0] and R(0)['pid'] == $HPID
 and 'rank_exited' not in codes and d['job']['processes'] > 2"
-	expect "gloo: while hung under timeout: straggler [0]" killed-hung "
-v0['code'] == 'straggler' and v0['ranks'] == [0] and d['job']['ended'] is None"
+	expect "gloo: while hung under timeout: straggler [1]" killed-hung "
+v0['code'] == 'straggler' and v0['ranks'] == [1] and d['job']['ended'] is None"
 	expect "gloo: killed by SIGTERM from timeout: the same first verdict, job.ended killed" killed "
-rc == 1 and v0['code'] == 'straggler' and v0['ranks'] == [0]
+rc == 1 and v0['code'] == 'straggler' and v0['ranks'] == [1]
 and d['job']['ended']['how'] == 'killed' and d['job']['ended']['signal'] == 'SIGTERM'
 and 'rank_exited' not in codes"
 fi

@@ -694,12 +694,24 @@ static bool kill_signal(const char *s)
 			     strcmp(s, "SIGINT") == 0 || strcmp(s, "SIGHUP") == 0);
 }
 
+/* When p got the signal it died of: its dump at SIGTERM, else its end. */
+static double signalled_at(const struct rep_proc *p)
+{
+	for (size_t i = p->ndumps; i-- > 0;)
+		if (p->dumps[i].reason != NULL && strcmp(p->dumps[i].reason, "sigterm") == 0)
+			return p->dumps[i].ts;
+	return end_time(p);
+}
+
 /* job.ended (SPEC section 8): running while a main runs; completed when
  * every main ended with status 0; killed when every main still alive at
- * the first kill got a kill signal within a second of it (a time limit, a
- * cancel, `timeout`); else failed. The killed ranks are then judged as
- * they were while the job hung: stalled where their last stall was open,
- * not failed, not blamed for their end (rules read p->killed). */
+ * the first kill ended within a second of it, most of them by a kill
+ * signal (a time limit, a cancel, `timeout`; a rank whose blocking call
+ * the signal interrupted may end with an error status first: PyTorch
+ * 1.13's TCPStore turns EINTR into an exception); else failed. The killed
+ * ranks are then judged as they were while the job hung: stalled where
+ * their last stall was open, not failed, not blamed for their end (rules
+ * read p->killed). */
 static void job_ended(struct rep_job *job)
 {
 	struct rep_vec *lists[2] = { &job->mains, &job->unranked };
@@ -714,8 +726,8 @@ static void job_ended(struct rep_job *job)
 			running |= p->end == REP_RUNNING;
 			all_zero &= p->end == REP_EXITED && p->exit_status == 0;
 			if (p->end == REP_SIGNALED && kill_signal(p->exit_signal) &&
-			    p->exit_ts < first_kill) {
-				first_kill = p->exit_ts;
+			    signalled_at(p) < first_kill) {
+				first_kill = signalled_at(p);
 				sig = p->exit_signal;
 			}
 		}
@@ -730,19 +742,19 @@ static void job_ended(struct rep_job *job)
 	job->ended = REP_JOB_FAILED;
 	if (sig == NULL)
 		return;
-	size_t killed = 0;
+	size_t live = 0, by_signal = 0;
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			struct rep_proc *p = lists[l]->v[i];
 			double t = end_time(p);
 			if (t < first_kill)
 				continue;	/* it ended by itself before the kill */
-			if (p->end != REP_SIGNALED || !kill_signal(p->exit_signal) ||
-			    t > first_kill + 1.0)
+			if (t > first_kill + 1.0 || p->end == REP_VANISHED)
 				return;
-			killed++;
+			live++;
+			by_signal += p->end == REP_SIGNALED && kill_signal(p->exit_signal);
 		}
-	if (killed == 0)
+	if (live == 0 || 2 * by_signal <= live)
 		return;
 	job->ended = REP_JOB_KILLED;
 	job->ended_signal = sig;
@@ -758,7 +770,7 @@ static void job_ended(struct rep_job *job)
 			p->gave_up = false;
 			for (size_t k = 0; k < p->rel.n; k++) {
 				struct rep_proc *q = p->rel.v[k];
-				if (q->end == REP_SIGNALED && end_time(q) >= first_kill)
+				if (q->end != REP_RUNNING && end_time(q) >= first_kill)
 					q->killed = true;
 			}
 		}
