@@ -126,6 +126,7 @@ static const struct tcase cases[] = {
 	  { "visible_devices_inconsistent", "duplicate_gpu" }, 1 },
 	{ "jax_wrong_port", { { "rendezvous_unreachable", "error", "1" } },
 	  { "straggler", "stalled" }, 1 },
+	{ "undeclared_working", { { 0 } }, { "stalled", "straggler", "rank_exited" }, 0 },
 };
 
 static const char *sev_name(enum rep_severity s)

@@ -188,12 +188,14 @@ class Proc:
         return self
 
     def dump(self, t, reason, phase, n, frames, py=None, cpu=1.0, io=100000, state="S",
-             calls=(), ring=(), total=None, phase_age=None, extra_threads=2):
+             calls=(), ring=(), total=None, phase_age=None, extra_threads=2, declared=None):
         self.dumps += 1
         d = self.dumps
+        more = {} if declared is None else {"declared": declared}
         self.line(t, "stall", tid=self.pid + 1, dump=d, reason=reason, phase=phase,
                   phase_age=phase_age if phase_age is not None else t, n=n, deadline=60.0,
-                  age=t, calls=[{"name": c, "tid": self.pid, "age": t - 1.0} for c in calls])
+                  age=t, calls=[{"name": c, "tid": self.pid, "age": t - 1.0} for c in calls],
+                  **more)
         th = {"dump": d, "tid": self.pid, "name": "python3", "main": True, "state": state,
               "cpu": cpu, "answered": True,
               "frames": ["ht__unwind_here (libhangtrace.so+0x9a1c)",
@@ -1377,6 +1379,22 @@ def jax_wrong_port(d):
             p.line(0.6, "connect", dest=dest, role="other", result="ok", errno=0, error=None,
                    count=1, first=p.mono0 + 0.6, last=p.mono0 + 0.6, dur=0.001)
         p.stalls(0.5, 60.0, "launch", GRPC_WAIT, JAX_PY)
+        p.write(d)
+
+
+@case
+def undeclared_working(d):
+    """A gloo job that trains (no phase after its rendezvous), dumped past
+    the deadline but declared stalled by none of its ranks (the stall lines
+    say "declared": false, SPEC section 6): no stall, no error."""
+    for r in range(2):
+        p = cpu_rank(d, r, 2)
+        p.host_facts(0.01)
+        p.rendezvous(1.0)
+        for i, k in enumerate((1, 2, 4)):
+            p.dump(2.0 + 60.0 * k, "timeout", "rendezvous", i + 1, GLOO_WAIT,
+                   ["step (/work/train.py:%d)" % (40 + i), "main (/work/train.py:52)"],
+                   cpu=60.0 * k, io=(1 << 30) * k, declared=False)
         p.write(d)
 
 

@@ -336,7 +336,11 @@ void ht_rep_graph(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (!waits(p) && !p->stalled)
+		/* Also a rank dumped but not declared stalled (it works past
+		 * the deadline): what it does, should others wait for it. */
+		bool dumped = p->last_dump != NULL && p->last_dump->epoch == p->epoch &&
+			      p->end == REP_RUNNING;
+		if (!waits(p) && !p->stalled && !dumped)
 			continue;
 		p->sig = stack_sig(&cache, p->last_dump);
 		p->doing = doing_of(job, p);

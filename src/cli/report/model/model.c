@@ -101,6 +101,21 @@ static bool vanished(const struct rep_proc *p, double now)
 	return now > expect + slack && now > p->last_ts + slack;
 }
 
+/* The current episode's timeout dumps all say "declared": false. */
+static bool undeclared_episode(const struct rep_proc *p)
+{
+	bool any = false;
+	for (size_t i = 0; i < p->ndumps; i++) {
+		const struct rep_dump *d = &p->dumps[i];
+		if (d->epoch != p->epoch || d->reason == NULL || strcmp(d->reason, "timeout") != 0)
+			continue;
+		if (d->declared != 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static void end_state(struct rep_proc *p, double now)
 {
 	if (p->have_exit)
@@ -115,6 +130,11 @@ static void end_state(struct rep_proc *p, double now)
 	 * transition, return of the stalled call or exit followed it (a kill
 	 * after the dump leaves it stalled: it died waiting). */
 	bool st = d->epoch == p->epoch && p->last_call_end_stalled < d->line;
+	/* Dumps the library took but declared no stall at (a rank that keeps
+	 * working past the deadline, SPEC section 6): evidence, not a stall.
+	 * Traces that do not say keep the rule above. */
+	if (undeclared_episode(p))
+		st = false;
 	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
 		p->open_stall = false;
 	else

@@ -128,6 +128,7 @@ struct rep_call {
 struct rep_dump {
 	int64_t no, n;
 	const char *reason;
+	int declared;			/* the library declared a stall: 1, 0; -1 not said */
 	int phase;			/* -1 unknown */
 	double ts, mono, phase_age;
 	const char *call;		/* the oldest call in flight, or NULL */

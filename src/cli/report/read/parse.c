@@ -356,6 +356,9 @@ static void on_stall(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	d->no = ht_rep__int(o, "dump");
 	d->n = ht_rep__int(o, "n");
 	d->reason = ht_rep__str(&c->a, o, "reason");
+	/* Whether the watchdog declared the stall (SPEC section 6: only a
+	 * blocked process); traces that do not say keep the old rule. */
+	d->declared = ht_rep__bool(o, "declared");
 	d->phase = ht_phase_from_name(json_string_value(json_object_get(o, "phase")));
 	d->phase_age = ht_rep__num(o, "phase_age");
 	d->ts = ts;
