@@ -322,20 +322,18 @@ static int main_score(const struct rep_proc *p)
 	return fork_worker(p) ? 0 : 1;
 }
 
-static double end_time(const struct rep_proc *p);
-
 /* A helper of anc: a process below it (a `which`, a compiler, a probe
  * subprocess holding the rank's identity) that ended while anc went on
  * writing lines for more than a second after: never the rank's main, and
  * its exit status is not the rank's (SPEC section 4). */
 static bool helper_of(const struct rep_proc *p, const struct rep_proc *anc)
 {
-	if (p->end == REP_RUNNING || !isfinite(end_time(p)))
+	if (p->end == REP_RUNNING || !isfinite(ht_rep_end_time(p)))
 		return false;
 	bool below = false;
 	for (const struct rep_proc *q = p->parent; q != NULL && !below; q = q->parent)
 		below = q == anc;
-	return below && anc->last_ev_ts > end_time(p) + 1.0;
+	return below && anc->last_ev_ts > ht_rep_end_time(p) + 1.0;
 }
 
 /* Better main of one rank's tree: see SPEC section 4. */
@@ -381,10 +379,11 @@ static int cmp_main(const void *a, const void *b)
 	return x->ts0 < y->ts0 ? -1 : x->ts0 > y->ts0;
 }
 
-static double end_time(const struct rep_proc *p)
+double ht_rep_end_time(const struct rep_proc *p)
 {
 	return p->have_exit ? p->exit_ts : p->end == REP_VANISHED ? p->last_ts : INFINITY;
 }
+
 
 static void choose_mains(struct rep_job *job)
 {
@@ -431,7 +430,7 @@ static void choose_mains(struct rep_job *job)
 				break;
 			bool here = strcmp(p->host, q->host) == 0 && p->boot_id != NULL &&
 				    q->boot_id != NULL && strcmp(p->boot_id, q->boot_id) == 0;
-			if (q->is_main && end_time(p) <= q->ts0 + (here ? 0 : 1)) {
+			if (q->is_main && ht_rep_end_time(p) <= q->ts0 + (here ? 0 : 1)) {
 				superseded = true;
 				p->main = q;
 				break;
@@ -707,95 +706,6 @@ static const char *framework(struct rep_job *job)
 	return native ? "native" : NULL;
 }
 
-/* A signal a scheduler or a person ends a job with. */
-static bool kill_signal(const char *s)
-{
-	return s != NULL && (strcmp(s, "SIGTERM") == 0 || strcmp(s, "SIGKILL") == 0 ||
-			     strcmp(s, "SIGINT") == 0 || strcmp(s, "SIGHUP") == 0);
-}
-
-/* When p got the signal it died of: its dump at SIGTERM, else its end. */
-static double signalled_at(const struct rep_proc *p)
-{
-	for (size_t i = p->ndumps; i-- > 0;)
-		if (p->dumps[i].reason != NULL && strcmp(p->dumps[i].reason, "sigterm") == 0)
-			return p->dumps[i].ts;
-	return end_time(p);
-}
-
-/* job.ended (SPEC section 8): running while a main runs; completed when
- * every main ended with status 0; killed when every main still alive at
- * the first kill ended within a second of it, most of them by a kill
- * signal (a time limit, a cancel, `timeout`; a rank whose blocking call
- * the signal interrupted may end with an error status first: PyTorch
- * 1.13's TCPStore turns EINTR into an exception); else failed. The killed
- * ranks are then judged as they were while the job hung: stalled where
- * their last stall was open, not failed, not blamed for their end (rules
- * read p->killed). */
-static void job_ended(struct rep_job *job)
-{
-	struct rep_vec *lists[2] = { &job->mains, &job->unranked };
-	bool running = false, all_zero = true;
-	double first_kill = INFINITY;
-	const char *sig = NULL;
-	size_t n = 0;
-	for (int l = 0; l < 2; l++)
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			struct rep_proc *p = lists[l]->v[i];
-			n++;
-			running |= p->end == REP_RUNNING;
-			all_zero &= p->end == REP_EXITED && p->exit_status == 0;
-			if (p->end == REP_SIGNALED && kill_signal(p->exit_signal) &&
-			    signalled_at(p) < first_kill) {
-				first_kill = signalled_at(p);
-				sig = p->exit_signal;
-			}
-		}
-	if (n == 0 || running) {
-		job->ended = REP_JOB_RUNNING;
-		return;
-	}
-	if (all_zero) {
-		job->ended = REP_JOB_COMPLETED;
-		return;
-	}
-	job->ended = REP_JOB_FAILED;
-	if (sig == NULL)
-		return;
-	size_t live = 0, by_signal = 0;
-	for (int l = 0; l < 2; l++)
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			struct rep_proc *p = lists[l]->v[i];
-			double t = end_time(p);
-			if (t < first_kill)
-				continue;	/* it ended by itself before the kill */
-			if (t > first_kill + 1.0 || p->end == REP_VANISHED)
-				return;
-			live++;
-			by_signal += p->end == REP_SIGNALED && kill_signal(p->exit_signal);
-		}
-	if (live == 0 || 2 * by_signal <= live)
-		return;
-	job->ended = REP_JOB_KILLED;
-	job->ended_signal = sig;
-	job->ended_at = first_kill;
-	for (int l = 0; l < 2; l++)
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			struct rep_proc *p = lists[l]->v[i];
-			if (end_time(p) < first_kill)
-				continue;
-			p->killed = true;
-			p->stalled = p->open_stall;
-			p->waiting = p->stalled;
-			p->gave_up = false;
-			for (size_t k = 0; k < p->rel.n; k++) {
-				struct rep_proc *q = p->rel.v[k];
-				if (q->end != REP_RUNNING && end_time(q) >= first_kill)
-					q->killed = true;
-			}
-		}
-}
-
 void ht_rep_model(struct rep_job *job)
 {
 	size_t n = job->procs.n;
@@ -853,7 +763,7 @@ void ht_rep_model(struct rep_job *job)
 		if (!p->is_main && p->main != NULL)
 			ht_rep_vec_push(&ht_rep_main_of(p)->rel, p);
 	}
-	job_ended(job);
+	ht_rep_job_ended(job);
 	/* Failed: ended badly before steady (a rank stopped after startup,
 	 * say by the scheduler at the end of its time, is not a startup
 	 * failure; rank_exited still names it when others wait for it). */

@@ -374,6 +374,12 @@ struct rep_job {
 
 /* Builds trees, ranks, hosts and each rank's state from job->procs. */
 void ht_rep_model(struct rep_job *job);
+/* Sets job->ended and marks the ranks killed with the job (ended.c;
+ * called by ht_rep_model). */
+void ht_rep_job_ended(struct rep_job *job);
+/* When p ended (wall clock): its exit, its last line when it vanished,
+ * else infinity. */
+double ht_rep_end_time(const struct rep_proc *p);
 /* Frees what ht_rep_model made. */
 void ht_rep_model_free(struct rep_job *job);
 /* "rank 3", "host n1 pid 42" for a process without a rank. */
