@@ -354,6 +354,18 @@ void ht_rep_graph(struct rep_job *job)
 			p->doing = doing_of(job, p);
 		}
 	}
+	/* A rank's workers that were dumped: what they do (ranks[].workers). */
+	for (size_t i = 0; i < job->mains.n; i++) {
+		struct rep_proc *p = job->mains.v[i];
+		for (size_t k = 0; k < p->rel.n; k++) {
+			struct rep_proc *q = p->rel.v[k];
+			if (q->parent == p && q->last_dump != NULL && q->relevant != NULL &&
+			    strcmp(q->relevant, "fork") == 0) {
+				q->sig = stack_sig(&cache, q->last_dump);
+				q->doing = doing_of(job, q);
+			}
+		}
+	}
 	free(cache.slot);
 
 	/* The laggards: ranks of the world not waiting at a collective,
