@@ -37,6 +37,27 @@ const char *ht_rep_nccl_version(struct rep_job *job, int64_t v);
 /* The port of "ip:port" or "[v6]:port", or NULL. */
 const char *ht_rep_port(const char *addr);
 
+/* The rules' collect, sort and walk-by-runs loops: a growable array of
+ * items of one size (malloc'd). Push items, sort them, then take each run
+ * of items that `same` says belong together (a prefix of the sort order:
+ * one destination and failure, one message) as one verdict. */
+struct rep_list {
+	void *v;
+	size_t n, cap, size;
+};
+#define REP_LIST(type) ((struct rep_list){ NULL, 0, 0, sizeof(type) })
+/* A zeroed new item at the end (aborts on ENOMEM). */
+void *ht_rep_list_push(struct rep_list *l);
+void ht_rep_list_sort(struct rep_list *l, int (*cmp)(const void *, const void *));
+/* The end of the run of items from i on that same() holds for with item i. */
+size_t ht_rep_list_run(const struct rep_list *l, size_t i,
+		       bool (*same)(const void *first, const void *other));
+static inline void *rep_list_at(const struct rep_list *l, size_t i)
+{
+	return (char *)l->v + i * l->size;
+}
+void ht_rep_list_free(struct rep_list *l);
+
 /* Fields kept when quoting lines of each kind. */
 extern const char *const ht_rep_keep_stall[];
 extern const char *const ht_rep_keep_dump_end[];

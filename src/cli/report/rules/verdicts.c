@@ -288,6 +288,42 @@ void ht_rep_evidence_waiter(struct rep_job *job, struct rep_verdict *v)
 		ht_rep_verdict_evidence(job, v, &w->last_dump->loc, ht_rep_keep_stall);
 }
 
+void *ht_rep_list_push(struct rep_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap != 0 ? l->cap * 2 : 16;
+		void *v = realloc(l->v, cap * l->size);
+		if (v == NULL)
+			abort();
+		l->v = v;
+		l->cap = cap;
+	}
+	void *item = rep_list_at(l, l->n++);
+	memset(item, 0, l->size);
+	return item;
+}
+
+void ht_rep_list_sort(struct rep_list *l, int (*cmp)(const void *, const void *))
+{
+	rep_sort(l->v, l->n, l->size, cmp);
+}
+
+size_t ht_rep_list_run(const struct rep_list *l, size_t i,
+		       bool (*same)(const void *first, const void *other))
+{
+	size_t j = i + 1;
+	while (j < l->n && same(rep_list_at(l, i), rep_list_at(l, j)))
+		j++;
+	return j;
+}
+
+void ht_rep_list_free(struct rep_list *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
 const char *ht_rep_cuda_version(struct rep_job *job, int64_t v)
 {
 	if (v == REP_UNKNOWN)

@@ -294,43 +294,34 @@ static int cmp_nerr(const void *a, const void *b)
 	return x->p->rank < y->p->rank ? -1 : x->p->rank > y->p->rank;
 }
 
+static bool same_msg(const void *a, const void *b)
+{
+	return strcmp(((const struct nerr *)a)->msg, ((const struct nerr *)b)->msg) == 0;
+}
+
 static void init_errors(struct rep_job *job)
 {
-	size_t n = 0, cap = 16;
-	struct nerr *e = malloc(cap * sizeof(*e));
-	if (e == NULL)
-		abort();
+	struct rep_list l = REP_LIST(struct nerr);
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
 		for (size_t k = 0; k < p->ncomms; k++) {
 			const struct rep_comm *c = &p->comms[k];
 			if (!c->failed || c->nested)
 				continue;
-			if (n == cap) {
-				cap *= 2;
-				if ((e = realloc(e, cap * sizeof(*e))) == NULL)
-					abort();
-			}
 			const char *msg = c->last_error != NULL && c->last_error[0] != '\0' ?
 					  c->last_error : c->error != NULL ? c->error : "no message";
-			e[n++] = (struct nerr){ p, c, msg };
+			*(struct nerr *)ht_rep_list_push(&l) = (struct nerr){ p, c, msg };
 		}
-		if (p->ph[HT_PHASE_NCCL_ID].errored) {
-			if (n == cap) {
-				cap *= 2;
-				if ((e = realloc(e, cap * sizeof(*e))) == NULL)
-					abort();
-			}
-			e[n++] = (struct nerr){ p, NULL, p->nccl_id.last_error != NULL ?
-						p->nccl_id.last_error : p->nccl_id.error != NULL ?
-						p->nccl_id.error : "no message" };
-		}
+		if (p->ph[HT_PHASE_NCCL_ID].errored)
+			*(struct nerr *)ht_rep_list_push(&l) = (struct nerr){
+				p, NULL, p->nccl_id.last_error != NULL ? p->nccl_id.last_error :
+				p->nccl_id.error != NULL ? p->nccl_id.error : "no message" };
 	}
-	rep_sort(e, n, sizeof(*e), cmp_nerr);
+	ht_rep_list_sort(&l, cmp_nerr);
+	struct nerr *e = l.v;
+	size_t n = l.n;
 	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j < n && strcmp(e[j].msg, e[i].msg) == 0)
-			j++;
+		size_t j = ht_rep_list_run(&l, i, same_msg);
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_NCCL_INIT_ERROR, REP_ERROR);
 		for (size_t k = i; k < j; k++) {
 			ht_rep_blame(job, v, e[k].p);
@@ -355,7 +346,7 @@ static void init_errors(struct rep_job *job)
 		v->advice = nccl_advice(e[i].msg, result);
 		i = j;
 	}
-	free(e);
+	ht_rep_list_free(&l);
 }
 
 /* ---- collectives ----------------------------------------------------------------------- */

@@ -184,12 +184,16 @@ static void listeners(struct rep_job *job, struct rep_verdict *v, const char *de
 		ht_rep_verdict_note(job, v, "no traced process listens on port %s", port);
 }
 
+/* One destination, one kind of failure: one verdict. */
+static bool same_fail(const void *a, const void *b)
+{
+	const struct fail *x = a, *y = b;
+	return strcmp(x->c->dest, y->c->dest) == 0 && strcmp(x->cls, y->cls) == 0;
+}
+
 static void unreachable(struct rep_job *job)
 {
-	size_t n = 0, cap = 64;
-	struct fail *f = malloc(cap * sizeof(*f));
-	if (f == NULL)
-		abort();
+	struct rep_list l = REP_LIST(struct fail);
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
 		for (size_t k = 0; k < p->nconn; k++) {
@@ -198,23 +202,17 @@ static void unreachable(struct rep_job *job)
 			if (cls == NULL || reached(p, c->dest) ||
 			    !(rendezvous_role(c->role) || endpoint_like(job, p, c->dest)))
 				continue;
-			if (n == cap) {
-				cap *= 2;
-				f = realloc(f, cap * sizeof(*f));
-				if (f == NULL)
-					abort();
-			}
-			f[n++] = (struct fail){ p, c, cls };
+			*(struct fail *)ht_rep_list_push(&l) = (struct fail){ p, c, cls };
 		}
 	}
-	rep_sort(f, n, sizeof(*f), cmp_fail);
+	ht_rep_list_sort(&l, cmp_fail);
+	struct fail *f = l.v;
+	size_t n = l.n;
 	enum rep_severity sev = job->stuck || job->failed ? REP_ERROR : REP_WARNING;
 	for (size_t i = 0; i < n;) {
-		size_t j = i;
+		size_t j = ht_rep_list_run(&l, i, same_fail);
 		int64_t total = 0, most = 0;
 		double span = 0;
-		while (j < n && strcmp(f[j].c->dest, f[i].c->dest) == 0 && strcmp(f[j].cls, f[i].cls) == 0)
-			j++;
 		/* A process still trying while the job is otherwise healthy is
 		 * a warning; anything stuck or failed makes it the likely cause. */
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_RENDEZVOUS_UNREACHABLE, sev);
@@ -248,7 +246,7 @@ static void unreachable(struct rep_job *job)
 		v->advice = connect_advice(job, f[i].cls, c->role);
 		i = j;
 	}
-	free(f);
+	ht_rep_list_free(&l);
 }
 
 static void unresolved(struct rep_job *job)

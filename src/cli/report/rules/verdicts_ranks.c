@@ -204,12 +204,15 @@ static int cmp_exited(const void *a, const void *b)
 	return tx < ty ? -1 : tx > ty;
 }
 
+static bool same_end(const void *a, const void *b)
+{
+	return strcmp(((const struct exited *)a)->key, ((const struct exited *)b)->key) == 0;
+}
+
 static void rank_exited(struct rep_job *job)
 {
-	struct exited *e = calloc(job->mains.n + 1, sizeof(*e));
-	size_t n = 0, nwait = count_waiting(job);
-	if (e == NULL)
-		abort();
+	struct rep_list l = REP_LIST(struct exited);
+	size_t nwait = count_waiting(job);
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		if (p->end == REP_RUNNING || killed_waiting(p))
@@ -224,9 +227,10 @@ static void rank_exited(struct rep_job *job)
 			continue;
 		if (p->end == REP_SIGNALED && ht_rep_steady(p) && !waited)
 			continue;	/* the job was stopped after startup */
-		e[n].p = p;
-		n++;
+		((struct exited *)ht_rep_list_push(&l))->p = p;
 	}
+	struct exited *e = l.v;
+	size_t n = l.n;
 	/* Grouped by how and where they ended, and whether they ended with
 	 * the first (a later death follows from it: its own verdict). */
 	double t_first = INFINITY;
@@ -240,7 +244,7 @@ static void rank_exited(struct rep_job *job)
 					 (long long)p->exit_status, p->cur_phase, p->gave_up,
 					 ended_at(p) > t_first + 1);
 	}
-	rep_sort(e, n, sizeof(*e), cmp_exited);
+	ht_rep_list_sort(&l, cmp_exited);
 	double first = INFINITY;
 	const char *first_who = NULL;
 	struct rep_host *first_host = NULL;
@@ -253,9 +257,7 @@ static void rank_exited(struct rep_job *job)
 			first_rank = e[i].p->rank;
 		}
 	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j < n && strcmp(e[j].key, e[i].key) == 0)
-			j++;
+		size_t j = ht_rep_list_run(&l, i, same_end);
 		struct rep_proc *p = e[i].p;
 		bool waited = false, bad_early = false;
 		for (size_t k = i; k < j; k++) {
@@ -327,7 +329,7 @@ static void rank_exited(struct rep_job *job)
 		free(hosts);
 		i = j;
 	}
-	free(e);
+	ht_rep_list_free(&l);
 }
 
 /* ---- straggler ---------------------------------------------------------------------- */
