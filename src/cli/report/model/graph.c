@@ -286,8 +286,17 @@ static bool wait_store(struct rep_job *job, struct rep_proc *p, const int64_t *z
 	if (common && p->rank != 0 && job->nby_rank > 0) {
 		p->waits_for = zero;
 		p->nwaits_for = 1;
+		/* Refused there: rank 0 has not opened it yet. (Connected: the
+		 * store is up, an agent's say, and they wait for rank 0 in it.) */
 		struct rep_proc *r0 = job->by_rank[0];
-		if (r0 != NULL && r0->store_at == NULL && e != NULL)
+		bool refused = false;
+		for (size_t k = 0; k < p->nconn && !refused && e != NULL; k++)
+			refused = strcmp(p->conn[k].dest, e) == 0 &&
+				  strcmp(p->conn[k].result, "ok") != 0;
+		for (size_t k = 0; k < p->nconn && refused; k++)
+			refused = !(strcmp(p->conn[k].dest, e) == 0 &&
+				    strcmp(p->conn[k].result, "ok") == 0);
+		if (r0 != NULL && r0->store_at == NULL && refused)
 			r0->store_at = e;
 		return false;
 	}

@@ -486,7 +486,19 @@ static void straggler(struct rep_job *job)
 	 * rank (collective_lag: it issued fewer collectives). */
 	if (!by_phase)
 		v->prio += 5;
-	if (!by_phase)
+	if (first->store_at != NULL && v->nranks == 1) {
+		bool jax = job->framework != NULL && strcmp(job->framework, "jax") == 0;
+		v->advice = jax ?
+			"Process 0 runs JAX's coordination service, which starts in "
+			"jax.distributed.initialize: until it gets there, every other process waits. "
+			"Call initialize first, before loading or downloading anything, on every "
+			"process; or raise initialization_timeout if the work must come first." :
+			"Rank 0 hosts the c10d store (MASTER_ADDR:MASTER_PORT), which opens in "
+			"init_process_group: until it gets there, every other rank is refused and "
+			"waits. Call init_process_group first on every rank and load the checkpoint "
+			"after it (or on rank 0 after init, then broadcast), or raise the timeout "
+			"given to init_process_group if the load must come first.";
+	} else if (!by_phase)
 		v->advice = "It is not where the others wait for it: its stack shows what it does "
 			    "instead (see doing). Make every rank reach the same barrier or collective: "
 			    "do slow work (a checkpoint load, a download, a compile) on every rank "
