@@ -175,19 +175,18 @@ fi
 # scripts/jax-venv.sh BUILD makes (or finds) a venv with JAX under the
 # build folder; its python is $B/jax-venv/bin/python (or the last line it
 # prints).
-JPY=""
+JPY="" out=""
+why="scripts/jax-venv.sh is not there (it installs JAX into a venv under the build folder)"
 if [ -x "$ROOT/scripts/jax-venv.sh" ]; then
 	out=$(B=$B "$ROOT/scripts/jax-venv.sh" "$B" 2>"$T/jax-venv.err" | tail -n 1)
-	for cand in "$out" "$B/jax-venv/bin/python"; do
-		if [ -n "$cand" ] && [ -x "$cand" ] && "$cand" -c 'import jax' 2>/dev/null; then
-			JPY=$cand
-			break
-		fi
-	done
-	[ -n "$JPY" ] || why="scripts/jax-venv.sh gave no python that imports jax: $(tail -n 1 "$T/jax-venv.err")"
-else
-	why="scripts/jax-venv.sh is not there (it installs JAX into a venv under the build folder)"
+	why="scripts/jax-venv.sh gave no python that imports jax: $(tail -n 1 "$T/jax-venv.err")"
 fi
+for cand in "$out" "$B/jax-venv/bin/python"; do
+	if [ -n "$cand" ] && [ -x "$cand" ] && "$cand" -c 'import jax' 2>/dev/null; then
+		JPY=$cand
+		break
+	fi
+done
 if [ -z "$JPY" ]; then
 	for c in "missing process" "wrong port" "coordinator host straggling" "mismatched num_processes"; do
 		skip "jax: $c" "$why"
@@ -210,9 +209,13 @@ jj jslow 0 3 "$J_SLOW" ckpt 60
 for r in 1 2; do jj jslow $r 3 "$J_SLOW"; done
 for r in 0 1; do jj jnum $r 3 "$J_NUM"; done
 jj jnum 2 4 "$J_NUM"
-for c in jmissing jport jslow jnum; do
-	settle_tq 90 $c "len(procs) >= 3 and all($W(p) or p.exit for p in procs)" || true
-done
+# In initialize: the latest dump's Python frames are in jax's distributed.py.
+IN="(lambda p: $W(p) and any('distributed' in f for f in p.python_frames(-1)))"
+settle_tq 120 jmissing "len(procs) >= 3 and all($IN(proc(rank=r)) for r in range(3))"
+settle_tq 60 jport "len(procs) >= 4 and all($IN(proc(rank=r)) for r in range(4))"
+settle_tq 60 jslow "len(procs) >= 3 and all($IN(proc(rank=r)) for r in (1, 2))
+                    and any('load_checkpoint' in f for f in proc(rank=0).python_frames(-1))"
+settle_tq 60 jnum "len(procs) >= 3 and all($IN(p) or p.exit for p in procs)"
 stop jmissing jport jslow jnum
 for c in jmissing jport jslow jnum; do report $c; done
 expect "jax: process 3 of 4 never started: missing_rank [3]" jmissing "
@@ -222,6 +225,9 @@ rc == 1 and v0['code'] == 'rendezvous_unreachable' and v0['ranks'] == [3]
 and 'coordinator' in v0['summary'] and 'MASTER_PORT' not in v0['advice']"
 expect "jax: the coordinator's host still loading: straggler [0]" jslow "
 rc == 1 and v0['code'] == 'straggler' and v0['ranks'] == [0]"
+# JAX 0.10 lets such a job finish: then the mismatch is a warning (a
+# completed job has no error verdict); stuck, it is the error.
 expect "jax: process 2 told num_processes=4: world_size_mismatch [2]" jnum "
-rc == 1 and v0['code'] == 'world_size_mismatch' and v0['ranks'] == [2]"
+v0['code'] == 'world_size_mismatch' and v0['ranks'] == [2]
+and (rc == 1 or (rc == 0 and d['job']['ended'] == {'how': 'completed'}))"
 finish
