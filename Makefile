@@ -20,7 +20,7 @@ WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 # (doc/architecture.md). The command sees only include/ and src/base;
 # scripts/check-deps.sh checks the direction of every include.
 INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib
-CLI_INC_DIRS := include src/base src/cli
+CLI_INC_DIRS := include src/base src/cli src/cli/report
 STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN)
 BASE_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(INC_DIRS))
 OPT ?= -O2
@@ -54,7 +54,9 @@ JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CLI_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(CLI_INC_DIRS)) $(OPT) -pthread $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
-CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c) $(wildcard src/cli/check/*.c)) \
+# The report: its driver in src/cli/report, one folder per stage (read, model,
+# rules, out).
+CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli/report/*/*.c) $(wildcard src/cli/check/*.c)) \
 	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c jsonw.c redact.c ibfacts.c netfacts.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
@@ -139,7 +141,7 @@ $(B):
 # tests/<dir>/<dir>.mk   optional extra rules (PROG_LDLIBS_<dir>_<name> := ...)
 # tests/fake_cuda, tests/fake_nccl build themselves through their .mk.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -iquote tests $(JANSSON_CFLAGS) \
+CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -Isrc/cli/report -iquote tests $(JANSSON_CFLAGS) \
 	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm -ldl -pthread
 TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))

@@ -68,42 +68,49 @@ enum ht_event_type {
 	HT_EV_COUNT
 };
 
-/* Verdict codes of `hangtrace report` (SPEC section 8); stable names. */
-#define HT_VERDICT_MAP(XX)                                   \
-	XX(MISSING_RANK, "missing_rank")                            \
-	XX(RANK_EXITED, "rank_exited")                              \
-	XX(STRAGGLER, "straggler")                                  \
-	XX(WORLD_SIZE_MISMATCH, "world_size_mismatch")              \
-	XX(DUPLICATE_RANK, "duplicate_rank")                        \
-	XX(RENDEZVOUS_UNREACHABLE, "rendezvous_unreachable")        \
-	XX(MASTER_ADDR_LOOPBACK, "master_addr_loopback")            \
-	XX(SOCKET_IFNAME_MISSING, "socket_ifname_missing")          \
-	XX(UNIQUE_ID_MISMATCH, "unique_id_mismatch")                \
-	XX(DUPLICATE_GPU, "duplicate_gpu")                          \
-	XX(TOO_MANY_LOCAL_RANKS, "too_many_local_ranks")            \
-	XX(VISIBLE_DEVICES_INCONSISTENT, "visible_devices_inconsistent") \
-	XX(CUDA_INIT_FAILED, "cuda_init_failed")                    \
-	XX(STUB_DRIVER, "stub_driver")                              \
-	XX(DRIVER_TOO_OLD, "driver_too_old")                        \
-	XX(FORK_AFTER_CUDA_INIT, "fork_after_cuda_init")            \
-	XX(VERSION_MISMATCH, "version_mismatch")                    \
-	XX(NCCL_INIT_ERROR, "nccl_init_error")                      \
-	XX(COLLECTIVE_MISMATCH, "collective_mismatch")              \
-	XX(COLLECTIVE_LAG, "collective_lag")                        \
-	XX(SHM_TOO_SMALL, "shm_too_small")                          \
-	XX(STALLED, "stalled")                                      \
-	XX(DATALOADER_STALLED, "dataloader_stalled")                \
-	XX(DATALOADER_WORKER_DIED, "dataloader_worker_died")        \
-	XX(BUILD_LOCK_WAIT, "build_lock_wait")                      \
-	XX(IB_MISCONFIGURED, "ib_misconfigured")                    \
-	XX(ADDRESS_CONFLICT, "address_conflict")                    \
-	XX(PEER_UNREACHABLE, "peer_unreachable")                    \
-	XX(CLOCK_SKEW, "clock_skew")                                \
-	XX(NCCL_SELFTEST_FAILED, "nccl_selftest_failed")            \
-	XX(TRACING_DEGRADED, "tracing_degraded")
+/* Verdict codes of `hangtrace report` (SPEC section 8); stable names. The
+ * columns: the code, its name, its priority (smaller: likelier the root
+ * cause, among verdicts that follow from no other: the order of the report
+ * when causes tie), its severity when it explains a stall or a failure (a
+ * rule says WARNING instead for a risk that caused none), and whether it
+ * may be an EFFECT of another verdict (it describes ranks that wait: it
+ * then names the verdict about whom they wait for in `because`) or is
+ * always a CAUSE of its own (a misconfiguration of the ranks it blames). */
+#define HT_VERDICT_MAP(XX) \
+	XX(MISSING_RANK, "missing_rank", 71, ERROR, CAUSE) \
+	XX(RANK_EXITED, "rank_exited", 70, ERROR, EFFECT) \
+	XX(STRAGGLER, "straggler", 72, ERROR, EFFECT) \
+	XX(WORLD_SIZE_MISMATCH, "world_size_mismatch", 10, ERROR, CAUSE) \
+	XX(DUPLICATE_RANK, "duplicate_rank", 11, ERROR, CAUSE) \
+	XX(RENDEZVOUS_UNREACHABLE, "rendezvous_unreachable", 31, ERROR, EFFECT) \
+	XX(MASTER_ADDR_LOOPBACK, "master_addr_loopback", 29, ERROR, CAUSE) \
+	XX(SOCKET_IFNAME_MISSING, "socket_ifname_missing", 30, ERROR, CAUSE) \
+	XX(UNIQUE_ID_MISMATCH, "unique_id_mismatch", 50, ERROR, CAUSE) \
+	XX(DUPLICATE_GPU, "duplicate_gpu", 40, ERROR, CAUSE) \
+	XX(TOO_MANY_LOCAL_RANKS, "too_many_local_ranks", 42, ERROR, CAUSE) \
+	XX(VISIBLE_DEVICES_INCONSISTENT, "visible_devices_inconsistent", 41, ERROR, CAUSE) \
+	XX(CUDA_INIT_FAILED, "cuda_init_failed", 22, ERROR, CAUSE) \
+	XX(STUB_DRIVER, "stub_driver", 20, ERROR, CAUSE) \
+	XX(DRIVER_TOO_OLD, "driver_too_old", 21, ERROR, CAUSE) \
+	XX(FORK_AFTER_CUDA_INIT, "fork_after_cuda_init", 45, ERROR, CAUSE) \
+	XX(VERSION_MISMATCH, "version_mismatch", 55, ERROR, CAUSE) \
+	XX(NCCL_INIT_ERROR, "nccl_init_error", 51, ERROR, EFFECT) \
+	XX(COLLECTIVE_MISMATCH, "collective_mismatch", 60, ERROR, CAUSE) \
+	XX(COLLECTIVE_LAG, "collective_lag", 75, ERROR, EFFECT) \
+	XX(SHM_TOO_SMALL, "shm_too_small", 52, ERROR, CAUSE) \
+	XX(STALLED, "stalled", 90, ERROR, EFFECT) \
+	XX(DATALOADER_STALLED, "dataloader_stalled", 66, ERROR, CAUSE) \
+	XX(DATALOADER_WORKER_DIED, "dataloader_worker_died", 65, ERROR, CAUSE) \
+	XX(BUILD_LOCK_WAIT, "build_lock_wait", 46, ERROR, CAUSE) \
+	XX(IB_MISCONFIGURED, "ib_misconfigured", 33, ERROR, CAUSE) \
+	XX(ADDRESS_CONFLICT, "address_conflict", 28, ERROR, CAUSE) \
+	XX(PEER_UNREACHABLE, "peer_unreachable", 32, ERROR, CAUSE) \
+	XX(CLOCK_SKEW, "clock_skew", 56, WARNING, CAUSE) \
+	XX(NCCL_SELFTEST_FAILED, "nccl_selftest_failed", 80, ERROR, CAUSE) \
+	XX(TRACING_DEGRADED, "tracing_degraded", 95, WARNING, CAUSE)
 
 enum ht_verdict_code {
-#define XX(id, name) HT_VERDICT_##id,
+#define XX(id, name, prio, sev, role) HT_VERDICT_##id,
 	HT_VERDICT_MAP(XX)
 #undef XX
 	HT_VERDICT_COUNT

@@ -23,7 +23,7 @@ static const char *const event_names[] = {
 };
 
 static const char *const verdict_names[] = {
-#define XX(id, name) name,
+#define XX(id, name, prio, sev, role) name,
 	HT_VERDICT_MAP(XX)
 #undef XX
 };

@@ -43,6 +43,9 @@ train dupgpu 1 LOCAL_RANK=0 FAKE_CUDA_SYNC_HANG=1
 # Three local ranks, two GPUs: rank 2 asks for device 2 and fails.
 WS=3
 for r in 0 1 2; do train toomany $r; done
+# The same with one valid list for all, CUDA_VISIBLE_DEVICES=0,1 (two
+# GPUs): too many local ranks, not inconsistent devices.
+for r in 0 1 2; do train toomanycvd $r CUDA_VISIBLE_DEVICES=0,1; done
 # Overlapping per-rank lists CUDA_VISIBLE_DEVICES=r,r+1 and the device
 # picked by LOCAL_RANK: rank 1 lands on GPU 2, rank 2 asks for a third GPU
 # of a list of two (the driver sees two) and fails.
@@ -68,11 +71,11 @@ if [ -n "$CUDART_DIR" ]; then
 	fi
 fi
 
-settle 30 dupgpu 2 toomany 3 cvd 3 initfail 3 inithang 4 fork 2
+settle 30 dupgpu 2 toomany 3 toomanycvd 3 cvd 3 initfail 3 inithang 4 fork 2
 [ -n "$CUDART_DIR" ] && settle 10 old 1
 [ -n "$STUB" ] && settle 10 stub 1
-stop dupgpu toomany cvd initfail inithang fork old stub
-for c in dupgpu toomany cvd initfail inithang fork; do report $c; done
+stop dupgpu toomany toomanycvd cvd initfail inithang fork old stub
+for c in dupgpu toomany toomanycvd cvd initfail inithang fork; do report $c; done
 
 expect "two local ranks on device 0: duplicate_gpu [1]" dupgpu "
 rc == 1 and v0['code'] == 'duplicate_gpu' and v0['severity'] == 'error' and v0['ranks'] == [1]
@@ -80,6 +83,9 @@ and R(0)['stalled'] and R(1)['stalled']"
 expect "three local ranks on two GPUs: too_many_local_ranks [2]" toomany "
 rc == 1 and v0['code'] == 'too_many_local_ranks' and v0['ranks'] == [2]
 and R(2)['exit'] == {'status': 1} and all(R(r)['phase'] == 'nccl_init' for r in (0, 1))"
+expect "three local ranks on CUDA_VISIBLE_DEVICES=0,1: too_many_local_ranks [2]" toomanycvd "
+rc == 1 and v0['code'] == 'too_many_local_ranks' and v0['ranks'] == [2]
+and 'visible_devices_inconsistent' not in codes"
 expect "overlapping CUDA_VISIBLE_DEVICES lists: visible_devices_inconsistent [2]" cvd "
 rc == 1 and v0['code'] == 'visible_devices_inconsistent' and v0['ranks'] == [2]
 and '2,3' in v0['summary'] and 'too_many_local_ranks' not in codes"
@@ -91,8 +97,11 @@ rc == 1 and v0['code'] in ('straggler', 'stalled') and v0['ranks'] == [2]
 and R(2)['phase'] == 'cuda_init' and G(2)['ranks'] == [2] and G(2)['phase'] == 'cuda_init'
 and 'fake_cuda_init_wait' in frames(G(2)) and groups[0] is G(2)
 and all(R(r)['phase'] == 'nccl_init' for r in (0, 1, 3))"
+# The program ends with status 0 (it handled its child's failure): a
+# completed job has no error verdict (SPEC section 8), the risk is a warning.
 expect "fork after cuInit, the child's cuInit gets 3: fork_after_cuda_init [0]" fork "
-rc == 1 and v0['code'] == 'fork_after_cuda_init' and v0['ranks'] == [0]"
+rc == 0 and v0['code'] == 'fork_after_cuda_init' and v0['ranks'] == [0]
+and v0['severity'] == 'warning' and d['job']['ended'] == {'how': 'completed'}"
 if [ -n "$CUDART_DIR" ]; then
 	report old
 	expect "libcudart 13 on a 12.8 driver: driver_too_old [0]" old "

@@ -8,7 +8,7 @@
 
 #include "ht_check.h"
 #include "report/report.h"
-#include "report/rules.h"
+#include "report/rules/rules.h"
 
 static const char *fmt(const int64_t *v, size_t n, size_t max)
 {

@@ -42,7 +42,9 @@ static const struct tcase cases[] = {
 	{ "killed_waiting", { { "stalled", "error", "0-3" } }, { "rank_exited" }, 1 },
 	{ "vanished", { { "rank_exited", "error", "1" } }, { "missing_rank" }, 1 },
 	{ "straggler", { { "straggler", "error", "0" } }, { "stalled", "rank_exited" }, 1 },
-	{ "no_straggler_majority", { { "stalled", "error", "6-7" }, { "stalled", "error", "0-5" } },
+	/* Ranks 6-7 wait in the store for rank 0, which is in launch with
+	 * 1-5: their stall follows from that one (SPEC section 8, because). */
+	{ "no_straggler_majority", { { "stalled", "error", "0-5" }, { "stalled", "error", "6-7" } },
 	  { "straggler" }, 1 },
 	{ "world_size_mismatch", { { "world_size_mismatch", "error", "3" } }, { "missing_rank" }, 1 },
 	{ "duplicate_rank", { { "duplicate_rank", "error", "1" } }, { "missing_rank" }, 1 },
@@ -104,6 +106,27 @@ static const struct tcase cases[] = {
 	{ "wrappers", { { 0 } }, { NONE_OF_RANKS, "fork_after_cuda_init" }, 0 },
 	{ "exec_and_reuse", { { 0 } }, { NONE_OF_RANKS, "world_size_mismatch" }, 0 },
 	{ "bad_files", { { "rank_exited", "warning", "0" } }, { "missing_rank" }, 0 },
+	/* Who waits for whom: the root cause first (SPEC section 8). */
+	{ "store_host_loading", { { "straggler", "error", "0" },
+				  { "rendezvous_unreachable", "error", "1-3" } }, { "stalled" }, 1 },
+	{ "store_host_killed", { { "straggler", "error", "0" },
+				 { "rendezvous_unreachable", "error", "1-3" } },
+	  { "rank_exited", "stalled" }, 1 },
+	{ "wrong_port", { { "rendezvous_unreachable", "error", "3" } }, { "straggler", "stalled" }, 1 },
+	{ "mpi_load_before_barrier", { { "straggler", "error", "2" } }, { "stalled" }, 1 },
+	{ "barrier_never_reached", { { "straggler", "error", "1" } }, { "stalled" }, 1 },
+	{ "monitored_barrier", { { "straggler", "error", "1" }, { "rank_exited", "error", "0" } },
+	  { "stalled" }, 1 },
+	{ "helper_exit", { { "stalled", "error", "0-1" } }, { "rank_exited" }, 1 },
+	{ "completed_slow", { { 0 } }, { "stalled", "straggler" }, 0 },
+	{ "failures_in_order", { { "dataloader_worker_died", "error", "1" },
+				 { "rank_exited", "error", "1" }, { "rank_exited", "error", "3" } },
+	  { "missing_rank" }, 1 },
+	{ "three_ranks_two_gpus", { { "too_many_local_ranks", "error", "2" } },
+	  { "visible_devices_inconsistent", "duplicate_gpu" }, 1 },
+	{ "jax_wrong_port", { { "rendezvous_unreachable", "error", "1" } },
+	  { "straggler", "stalled" }, 1 },
+	{ "undeclared_working", { { 0 } }, { "stalled", "straggler", "rank_exited" }, 0 },
 };
 
 static const char *sev_name(enum rep_severity s)
@@ -282,6 +305,66 @@ START_TEST(test_model_trees)
 }
 END_TEST
 
+static const struct rep_proc *rank_of(const struct rep_job *job, int64_t r)
+{
+	for (size_t i = 0; i < job->mains.n; i++)
+		if (((const struct rep_proc *)job->mains.v[i])->rank == r)
+			return job->mains.v[i];
+	return NULL;
+}
+
+/* Who waits for whom, because, job.ended, the rank's main process. */
+START_TEST(test_graph)
+{
+	struct rep_job job;
+	ck_assert(fixture_run(&job, "store_host_loading") > 0);
+	ck_assert(job.verdicts[1]->because == job.verdicts[0]);
+	ck_assert(job.verdicts[0]->because == NULL);
+	ck_assert(strstr(job.verdicts[0]->summary, "has not opened the store at 10.0.0.1:29500") != NULL);
+	const struct rep_proc *r0 = rank_of(&job, 0), *r2 = rank_of(&job, 2);
+	ck_assert(r0->root && !r2->root);
+	ck_assert_str_eq(r0->doing, "loading a checkpoint (torch.load)");
+	ck_assert_uint_eq(r2->nwaits_for, 1);
+	ck_assert_int_eq(r2->waits_for[0], 0);
+	ck_assert(strstr(r2->doing, "TCPStore") != NULL);
+	ck_assert_int_eq(job.ended, REP_JOB_RUNNING);
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "store_host_killed") > 0);
+	ck_assert_int_eq(job.ended, REP_JOB_KILLED);
+	ck_assert_str_eq(job.ended_signal, "SIGTERM");
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "completed_slow") > 0);
+	ck_assert_int_eq(job.ended, REP_JOB_COMPLETED);
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "failures_in_order") > 0);
+	ck_assert_int_eq(job.ended, REP_JOB_RUNNING);
+	ck_assert(job.verdicts[1]->because == job.verdicts[0]);
+	ck_assert(job.verdicts[2]->because != NULL);
+	ht_rep_job_free(&job);
+
+	/* The helper (`which`, exit 1) is not rank 0: its parent is. */
+	ck_assert(fixture_run(&job, "helper_exit") > 0);
+	ck_assert_int_eq(rank_of(&job, 0)->pid, 4000);
+	ck_assert(rank_of(&job, 0)->end == REP_RUNNING);
+	ht_rep_job_free(&job);
+
+	ck_assert(fixture_run(&job, "wrong_port") > 0);
+	ck_assert_str_eq(rank_of(&job, 3)->waits_on, "10.0.0.1:29501");
+	ck_assert_int_eq(rank_of(&job, 1)->waits_for[0], 3);
+	ht_rep_job_free(&job);
+
+	/* JAX: the coordinator's own words, not torchrun's. */
+	ck_assert(fixture_run(&job, "jax_wrong_port") > 0);
+	ck_assert_str_eq(job.framework, "jax");
+	ck_assert(strstr(job.verdicts[0]->advice, "coordinator_address") != NULL);
+	ck_assert(strstr(job.verdicts[0]->advice, "MASTER_PORT") == NULL);
+	ht_rep_job_free(&job);
+}
+END_TEST
+
 /* Evidence names the file and line of the line it quotes. */
 START_TEST(test_evidence_lines)
 {
@@ -304,6 +387,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_straggler_details);
 	tcase_add_test(t, test_hosts_named);
 	tcase_add_test(t, test_model_trees);
+	tcase_add_test(t, test_graph);
 	tcase_add_test(t, test_evidence_lines);
 	suite_add_tcase(s, t);
 	return s;

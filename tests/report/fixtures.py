@@ -188,12 +188,14 @@ class Proc:
         return self
 
     def dump(self, t, reason, phase, n, frames, py=None, cpu=1.0, io=100000, state="S",
-             calls=(), ring=(), total=None, phase_age=None, extra_threads=2):
+             calls=(), ring=(), total=None, phase_age=None, extra_threads=2, declared=None):
         self.dumps += 1
         d = self.dumps
+        more = {} if declared is None else {"declared": declared}
         self.line(t, "stall", tid=self.pid + 1, dump=d, reason=reason, phase=phase,
                   phase_age=phase_age if phase_age is not None else t, n=n, deadline=60.0,
-                  age=t, calls=[{"name": c, "tid": self.pid, "age": t - 1.0} for c in calls])
+                  age=t, calls=[{"name": c, "tid": self.pid, "age": t - 1.0} for c in calls],
+                  **more)
         th = {"dump": d, "tid": self.pid, "name": "python3", "main": True, "state": state,
               "cpu": cpu, "answered": True,
               "frames": ["ht__unwind_here (libhangtrace.so+0x9a1c)",
@@ -1124,6 +1126,276 @@ def not_a_trace(d):
     """Nothing but a file that is not a trace: nothing can be read."""
     with open(os.path.join(d, "metrics.jsonl"), "w") as f:
         f.write('{"step": 1, "loss": 2.5}\n{"step": 2, "loss": 2.4}\n')
+
+
+# ---- who waits for whom: the root cause first (SPEC section 8) ------------------
+
+TORCH_LOAD_PY = ["_load (/usr/lib/python3/dist-packages/torch/serialization.py:1172)",
+                 "load (/usr/lib/python3/dist-packages/torch/serialization.py:809)",
+                 "main (/work/train.py:27)", "<module> (/work/train.py:52)"]
+GLOO_BARRIER_PY = ["barrier (%s:3330)" % PY, "main (/work/train.py:33)",
+                   "<module> (/work/train.py:52)"]
+GLOO_WAIT = ["syscall (libc.so.6+0x101e19)",
+             "_ZN4gloo9transport3tcp4Pair4recvEv (libtorch_cpu.so+0x4a1b2c0)",
+             "_ZN4c10d16ProcessGroupGloo9AsyncWork4waitEv (libtorch_cpu.so+0x4a0a1c0)",
+             "_PyEval_EvalFrameDefault (python3.11+0x52b9df)"]
+MPI_BARRIER = ["opal_progress (libopen-pal.so.40+0x2d4f4)",
+               "ompi_request_default_wait_all (libmpi.so.40+0x5a1b2)",
+               "ompi_coll_base_barrier_intra_recursivedoubling (libmpi.so.40+0xa1c2d)",
+               "PMPI_Barrier (libmpi.so.40+0x6f1a3)",
+               "?? (MPI.cpython-311-x86_64-linux-gnu.so+0x1a2b3c)",
+               "_PyEval_EvalFrameDefault (python3.11+0x52b9df)"]
+MPI_PY = ["main (/work/mpi_job.py:14)", "<module> (/work/mpi_job.py:20)"]
+SLEEP = ["clock_nanosleep (libc.so.6+0xe5b7d)", "?? (python3.11+0x5d64b3)",
+         "_PyEval_EvalFrameDefault (python3.11+0x52b9df)"]
+SLEEP_PY = ["main (/work/train.py:30)", "<module> (/work/train.py:52)"]
+MONITORED_PY = ["monitored_barrier (%s:3410)" % PY, "main (/work/train.py:33)",
+                "<module> (/work/train.py:52)"]
+JAX_PY = ["initialize (/venv/lib/python3.11/site-packages/jax/_src/distributed.py:90)",
+          "initialize (/venv/lib/python3.11/site-packages/jax/_src/distributed.py:196)",
+          "<module> (/work/jax_job.py:12)"]
+GRPC_WAIT = ["syscall (libc.so.6+0x101e19)",
+             "_ZN3xla24CoordinationServiceAgent7ConnectEv (xla_extension.so+0x1a2b3c4)",
+             "_PyEval_EvalFrameDefault (python3.11+0x52b9df)"]
+
+
+def cpu_rank(d, r, ws, launcher="env", **kw):
+    """A rank of a CPU job (gloo, MPI, JAX on CPU): no CUDA, no NCCL."""
+    return Proc("n1", 4000 + r, rank=r, ws=ws, local=r, launcher=launcher, **kw)
+
+
+@case
+def store_host_loading(d):
+    """Rank 0 hosts the c10d store but is still in torch.load; ranks 1-3 are
+    refused at MASTER_ADDR:MASTER_PORT and wait in the store. The refusals
+    follow from rank 0 being late: straggler first, then
+    rendezvous_unreachable because of it."""
+    for r in range(4):
+        p = cpu_rank(d, r, 4)
+        p.host_facts(0.01)
+        if r == 0:
+            p.stalls(0.5, 60.0, "launch", LOAD, TORCH_LOAD_PY, cpus=(50.0, 110.0, 230.0),
+                     ios=(1 << 30, 2 << 30, 4 << 30), state="D")
+        else:
+            p.rendezvous(1.0, ok=False, count=200)
+            p.stalls(1.0, 60.0, "rendezvous", STORE_WAIT, STORE_PY)
+        p.write(d)
+
+
+@case
+def store_host_killed(d):
+    """store_host_loading, then `timeout` sent SIGTERM to every rank at once
+    (no dump at the signal); rank 3's connect was interrupted and it ended
+    with status 1 a moment after (PyTorch 1.13's TCPStore raises on EINTR):
+    job.ended killed, the same first verdict as while it hung, nobody
+    blamed for its end."""
+    for r in range(4):
+        p = cpu_rank(d, r, 4)
+        p.host_facts(0.01)
+        if r == 0:
+            p.stalls(0.5, 60.0, "launch", LOAD, TORCH_LOAD_PY, cpus=(50.0, 110.0, 230.0),
+                     ios=(1 << 30, 2 << 30, 4 << 30), state="D")
+        else:
+            p.rendezvous(1.0, ok=False, count=200)
+            p.stalls(1.0, 60.0, "rendezvous", STORE_WAIT, STORE_PY)
+        if r == 3:
+            p.exit(300.3, status=1)
+        else:
+            p.exit(300.0 + 0.05 * r, signal="SIGTERM", after_dump=False)
+        p.write(d)
+
+
+@case
+def wrong_port(d):
+    """Rank 3 was given MASTER_PORT 29501: refused there for good. Ranks 1-2
+    were refused once at 29500 before rank 0 opened it, then connected;
+    ranks 0-2 wait in the gloo barrier for rank 3."""
+    for r in range(4):
+        port = "29501" if r == 3 else "29500"
+        p = cpu_rank(d, r, 4, env={"MASTER_ADDR": "10.0.0.1", "MASTER_PORT": port})
+        p.host_facts(0.01)
+        dest = "10.0.0.1:" + port
+        if r == 0:
+            p.line(0.5, "listen", addr="0.0.0.0:29500", role="rendezvous")
+            p.rendezvous(1.0, dest=dest)
+        elif r < 3:
+            p.rendezvous(0.2, dest=dest, ok=False, count=1)
+            p.line(1.0, "connect", dest=dest, role="rendezvous", result="ok", errno=0,
+                   error=None, count=1, first=p.mono0 + 1.0, last=p.mono0 + 1.0, dur=0.001)
+            p.phase(1.0, "rendezvous", "end", dest=dest, role="rendezvous", dur=0.8)
+        else:
+            p.rendezvous(0.2, dest=dest, ok=False, count=120)
+        if r < 3:
+            p.stalls(2.0, 60.0, "rendezvous", GLOO_WAIT, GLOO_BARRIER_PY)
+        else:
+            p.stalls(0.2, 60.0, "rendezvous", STORE_WAIT, STORE_PY)
+        p.write(d)
+
+
+@case
+def mpi_load_before_barrier(d):
+    """mpi4py on Open MPI, all ranks in launch: rank 2 is in a
+    load_checkpoint of its own (reading) while ranks 0-1 wait in
+    MPI_Barrier. Rank 2 is the straggler, found by what it does."""
+    for r in range(3):
+        p = cpu_rank(d, r, 3, launcher="openmpi", cmd=("/usr/bin/python3", "mpi_job.py"))
+        p.host_facts(0.01)
+        if r == 2:
+            p.stalls(0.5, 60.0, "launch", LOAD, LOAD_PY, cpus=(5.0, 10.0, 20.0),
+                     ios=(1 << 28, 2 << 28, 4 << 28), state="D")
+        else:
+            p.stalls(0.5, 60.0, "launch", MPI_BARRIER, MPI_PY, cpus=(58.0, 118.0, 238.0))
+        p.write(d)
+
+
+@case
+def barrier_never_reached(d):
+    """Rank 1 never calls dist.barrier(): it sleeps; ranks 0, 2, 3 wait in
+    the gloo barrier. Rank 1 is the straggler."""
+    for r in range(4):
+        p = cpu_rank(d, r, 4)
+        p.host_facts(0.01)
+        p.rendezvous(1.0)
+        if r == 1:
+            p.stalls(2.0, 60.0, "rendezvous", SLEEP, SLEEP_PY)
+        else:
+            p.stalls(2.0, 60.0, "rendezvous", GLOO_WAIT, GLOO_BARRIER_PY)
+        p.write(d)
+
+
+@case
+def monitored_barrier(d):
+    """monitored_barrier timed out on rank 0 (it raised, status 1) because
+    rank 1 never came (it sleeps): straggler rank 1 first, then rank_exited
+    rank 0 because of it."""
+    for r in range(2):
+        p = cpu_rank(d, r, 2)
+        p.host_facts(0.01)
+        p.rendezvous(1.0)
+        if r == 1:
+            p.stalls(2.0, 60.0, "rendezvous", SLEEP, SLEEP_PY)
+        else:
+            p.stalls(2.0, 60.0, "rendezvous", GLOO_WAIT, MONITORED_PY, count=2)
+            p.exit(180.0, status=1)
+        p.write(d)
+
+
+@case
+def helper_exit(d):
+    """Rank 0 runs a helper (`which hipcc`, its identity inherited) that
+    exits 1 while rank 0 goes on and then waits in the gloo barrier with
+    rank 1. The helper is not the rank, its status is not the rank's."""
+    for r in range(2):
+        p = cpu_rank(d, r, 2)
+        p.host_facts(0.01)
+        p.rendezvous(1.0)
+        if r == 0:
+            p.line(3.0, "fork", child=4100, cuda_initialized=False)
+            h = Proc("n1", 4100, rank=0, ws=2, local=0, launcher="env", ppid=4000, t=3.0,
+                     cmd=("/usr/bin/which", "hipcc"), exe="/usr/bin/which")
+            h.exit(3.1, status=1)
+            h.write(d)
+        p.stalls(4.0, 60.0, "rendezvous", GLOO_WAIT, GLOO_BARRIER_PY)
+        p.write(d)
+
+
+@case
+def completed_slow(d):
+    """A CPU job (no steady phase) whose rank 1 stalled once in a barrier,
+    then went on; every rank ended with status 0: completed, no error."""
+    for r in range(2):
+        p = cpu_rank(d, r, 2)
+        p.host_facts(0.01)
+        p.rendezvous(1.0)
+        if r == 1:
+            p.stalls(2.0, 60.0, "rendezvous", GLOO_WAIT, GLOO_BARRIER_PY, count=1)
+        p.exit(90.0, status=0)
+        p.write(d)
+
+
+@case
+def failures_in_order(d):
+    """Rank 1's DataLoader worker is killed (SIGKILL) and rank 1 exits 1;
+    12 s later rank 3, whose peer is gone, exits 1 too; ranks 0 and 2 wait.
+    The first failure leads; the later one follows from it."""
+    for p in job_ranks(d, 4):
+        startup(p)
+        if p.rank == 0:
+            p.nccl_id(3.0)
+        p.nccl_init(3.5, p.rank, 4)
+        p.first_collective(6.0)
+        if p.rank == 1:
+            p.line(6.5, "fork", child=4101, cuda_initialized=True)
+            w = Proc("n1", 4101, rank=1, ws=4, local=1, ppid=4001, t=6.5, relevant="fork",
+                     fork_parent=4001, cuda_inherited=True)
+            w.exit(20.0, signal="SIGKILL", after_dump=False)
+            w.write(d)
+            p.exit(21.0, status=1)
+        elif p.rank == 3:
+            p.exit(33.0, status=1)
+        else:
+            p.stalls(6.0, 60.0, "first_collective", SYNC, NCCL_PY)
+        p.write(d)
+
+
+@case
+def three_ranks_two_gpus(d):
+    """Three local ranks with CUDA_VISIBLE_DEVICES=0,1 on a host of two
+    GPUs: rank 2's set_device(2) fails. One valid list for all: too many
+    local ranks, not inconsistent devices."""
+    for p in job_ranks(d, 3, env={"CUDA_VISIBLE_DEVICES": "0,1"}):
+        p.host_facts(0.01)
+        p.rendezvous(1.0)
+        if p.rank < 2:
+            p.cuda(2.0, ordinal=p.rank, count=2, visible="0,1")
+            p.call(3.0, "ncclCommInitRank")
+            p.nccl_init(3.0, p.rank, 3, end=False)
+            p.stalls(3.0, 60.0, "nccl_init", NCCL_WAIT, NCCL_PY, calls=("ncclCommInitRank",))
+        else:
+            p.cuda(2.0, count=2, visible="0,1")
+            p.cuda_error(2.6, "cuCtxSetCurrent", 101, "CUDA_ERROR_INVALID_DEVICE", ordinal=2)
+            p.exit(3.0, status=1)
+        p.write(d)
+
+
+@case
+def jax_wrong_port(d):
+    """JAX on CPU, the coordinator address given as an argument (role
+    other): process 1 was given port 1235 and is refused there; process 0
+    serves 10.0.0.1:1234, processes 0 and 2 wait in initialize."""
+    for r in range(3):
+        p = cpu_rank(d, r, 3, env={"JAX_PLATFORMS": "cpu"},
+                     cmd=("/usr/bin/python3", "job.py"))
+        p.host_facts(0.01)
+        if r == 0:
+            p.line(0.5, "listen", addr="[::]:1234", role="other")
+        dest = "10.0.0.1:%d" % (1235 if r == 1 else 1234)
+        if r == 1:
+            for k in (1, 2, 4, 8, 16, 32):
+                p.line(0.5 + k, "connect", dest=dest, role="other", result="refused", errno=111,
+                       error="ECONNREFUSED", count=k, first=p.mono0 + 0.5,
+                       last=p.mono0 + 0.5 + k, dur=0.001)
+        else:
+            p.line(0.6, "connect", dest=dest, role="other", result="ok", errno=0, error=None,
+                   count=1, first=p.mono0 + 0.6, last=p.mono0 + 0.6, dur=0.001)
+        p.stalls(0.5, 60.0, "launch", GRPC_WAIT, JAX_PY)
+        p.write(d)
+
+
+@case
+def undeclared_working(d):
+    """A gloo job that trains (no phase after its rendezvous), dumped past
+    the deadline but declared stalled by none of its ranks (the stall lines
+    say "declared": false, SPEC section 6): no stall, no error."""
+    for r in range(2):
+        p = cpu_rank(d, r, 2)
+        p.host_facts(0.01)
+        p.rendezvous(1.0)
+        for i, k in enumerate((1, 2, 4)):
+            p.dump(2.0 + 60.0 * k, "timeout", "rendezvous", i + 1, GLOO_WAIT,
+                   ["step (/work/train.py:%d)" % (40 + i), "main (/work/train.py:52)"],
+                   cpu=60.0 * k, io=(1 << 30) * k, declared=False)
+        p.write(d)
 
 
 def main():

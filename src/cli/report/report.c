@@ -17,11 +17,34 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "check_report.h"
-#include "live.h"
+#include "out/check_report.h"
+#include "out/live.h"
 #include "report.h"
 
 #define STDERR_WARNINGS 20
+
+/* The stages after reading: the model (trees, ranks, hosts, states), the
+ * stack groups, who waits for whom, the rules, their order (root causes
+ * first, what follows from them after), the groups' order (by the
+ * verdicts that blame them). */
+void ht_rep_analyse(struct rep_job *job)
+{
+	ht_rep_model(job);
+	ht_rep_stacks(job);
+	ht_rep_graph(job);
+	ht_rep_verdicts(job);
+	ht_rep_order(job);
+	ht_rep_stacks_order(job);
+}
+
+void ht_rep_job_free(struct rep_job *job)
+{
+	ht_rep_verdicts_free(job);
+	ht_rep_stacks_free(job);
+	ht_rep_model_free(job);
+	ht_rep_read_free(job);
+	memset(job, 0, sizeof(*job));
+}
 
 static const char usage[] =
 	"NAME\n"

@@ -7,10 +7,11 @@
  */
 #include <err.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "util.h"
 
 struct rep_chunk {
 	struct rep_chunk *next;
@@ -182,4 +183,85 @@ void ht_rep_buf_free(struct rep_buf *b)
 	free(b->s);
 	b->s = NULL;
 	b->n = b->cap = 0;
+}
+
+/* ---- interned strings ---------------------------------------------------------- */
+
+struct rep_intern {
+	const char **slot;
+	uint32_t *len;
+	size_t cap, n;
+};
+
+#define INTERN_MAX 96	/* longer strings rarely repeat: plain copies */
+
+void ht_rep_intern_on(struct rep_arena *a)
+{
+	struct rep_intern *t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		err(2, "report");
+	a->intern = t;
+}
+
+void ht_rep_intern_off(struct rep_arena *a)
+{
+	if (a->intern == NULL)
+		return;
+	free(a->intern->slot);
+	free(a->intern->len);
+	free(a->intern);
+	a->intern = NULL;
+}
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void intern_grow(struct rep_intern *t)
+{
+	size_t cap = t->cap != 0 ? t->cap * 2 : 4096;
+	const char **slot = calloc(cap, sizeof(*slot));
+	uint32_t *len = calloc(cap, sizeof(*len));
+	if (slot == NULL || len == NULL)
+		err(2, "report");
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->slot[i] == NULL)
+			continue;
+		size_t k = fnv(t->slot[i], t->len[i]) & (cap - 1);
+		while (slot[k] != NULL)
+			k = (k + 1) & (cap - 1);
+		slot[k] = t->slot[i];
+		len[k] = t->len[i];
+	}
+	free(t->slot);
+	free(t->len);
+	t->slot = slot;
+	t->len = len;
+	t->cap = cap;
+}
+
+const char *ht_rep_intern(struct rep_arena *a, const char *s, size_t n)
+{
+	struct rep_intern *t = a->intern;
+	if (s == NULL)
+		return NULL;
+	if (t == NULL || n > INTERN_MAX)
+		return ht_rep_strndup(a, s, n);
+	if (2 * (t->n + 1) > t->cap)
+		intern_grow(t);
+	size_t k = fnv(s, n) & (t->cap - 1);
+	while (t->slot[k] != NULL) {
+		if (t->len[k] == n && memcmp(t->slot[k], s, n) == 0)
+			return t->slot[k];
+		k = (k + 1) & (t->cap - 1);
+	}
+	char *c = ht_rep_strndup(a, s, n);
+	t->slot[k] = c;
+	t->len[k] = (uint32_t)n;
+	t->n++;
+	return c;
 }

@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: MIT
+/*
+ * model.c: from process records to a job (SPEC sections 4 and 8): process
+ * trees per host by parent pid, each rank's main process (the one that made
+ * CUDA or NCCL calls, else the deepest holding the identity), restarts told
+ * from duplicates by time, the world size, the missing ranks, and each
+ * rank's state: stalled, exited, killed while waiting, vanished, working or
+ * blocked. Times within a process are its own monotonic clock; across
+ * processes the wall clock, which hosts may disagree on (noted).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "model/ranges.h"
+#include "model/stacks.h"
+
+#define CLOCK_SPREAD_NOTE 600.0	/* s between hosts' first lines worth a note */
+
+const char *ht_rep_phase_name(int p)
+{
+	const char *n = ht_phase_name(p);
+	return n != NULL ? n : "none";
+}
+
+struct rep_proc *ht_rep_main_of(struct rep_proc *p)
+{
+	int guard = 0;
+	while (!p->is_main && p->main != NULL && guard++ < 64)
+		p = p->main;
+	return p;
+}
+
+bool ht_rep_steady(const struct rep_proc *p)
+{
+	return p->ph[HT_PHASE_STEADY].begun;
+}
+
+const char *ht_rep_who(struct rep_job *job, const struct rep_proc *p)
+{
+	if (p->rank != REP_UNKNOWN && (p->is_main || (p->main != NULL && p->main->rank == p->rank)) &&
+	    !p->outer && p->id_kind != NULL &&
+	    (job->kind == NULL || strcmp(p->id_kind, "nccl") == 0 || strcmp(p->id_kind, job->kind) == 0))
+		return ht_rep_printf(&job->a, "rank %lld", (long long)p->rank);
+	if (p->rank != REP_UNKNOWN && p->id_kind != NULL)
+		return ht_rep_printf(&job->a, "pid %lld on %s (%s rank %lld)", (long long)p->pid,
+				     p->host, p->id_kind, (long long)p->rank);
+	return ht_rep_printf(&job->a, "pid %lld on %s", (long long)p->pid, p->host);
+}
+
+/* ---- per process ------------------------------------------------------------- */
+
+static bool gpu_active(const struct rep_proc *p)
+{
+	if (p->relevant != NULL && (strcmp(p->relevant, "cuda") == 0 || strcmp(p->relevant, "nccl") == 0))
+		return true;
+	for (int i = HT_PHASE_CUDA_INIT; i < HT_PHASE_COUNT; i++)
+		if (p->ph[i].begun)
+			return true;
+	return p->ncomms > 0 || p->ver[REP_VER_DRIVER].value != REP_UNKNOWN ||
+	       p->ver[REP_VER_NCCL].value != REP_UNKNOWN || p->ncerr > 0;
+}
+
+/* A DataLoader-style worker: forked from a traced process and never exec'd. */
+static bool fork_worker(const struct rep_proc *p)
+{
+	return p->relevant != NULL && strcmp(p->relevant, "fork") == 0 && p->nexec == 0;
+}
+
+/* Wall time of the process's last phase transition. */
+static double last_transition(const struct rep_proc *p)
+{
+	double t = p->ts0;
+	for (int i = 0; i < HT_PHASE_COUNT; i++) {
+		if (p->ph[i].begun && p->ph[i].ts > t)
+			t = p->ph[i].ts;
+		if ((p->ph[i].ended || p->ph[i].errored) && p->ph[i].end_ts > t)
+			t = p->ph[i].end_ts;
+	}
+	return t;
+}
+
+/* No exit record: alive, or gone without a word (SIGKILL, OOM killer)?
+ * Gone when its last line was cut, or when its watchdog would have
+ * written a dump by now (seen from the newest line of the job) and did not. */
+static bool vanished(const struct rep_proc *p, double now)
+{
+	if (p->truncated)
+		return true;
+	if (ht_rep_steady(p) || isnan(now))
+		return false;
+	int64_t n = 0;
+	for (size_t i = 0; i < p->ndumps; i++)
+		if (p->dumps[i].epoch == p->epoch && p->dumps[i].n > n)
+			n = p->dumps[i].n;
+	if (n >= 3)
+		return false;
+	double expect = last_transition(p) + p->timeout * (n == 0 ? 1 : n == 1 ? 2 : 4);
+	double slack = p->timeout * 0.1 > 5 ? p->timeout * 0.1 : 5;
+	return now > expect + slack && now > p->last_ts + slack;
+}
+
+/* The current episode's timeout dumps all say "declared": false. */
+static bool undeclared_episode(const struct rep_proc *p)
+{
+	bool any = false;
+	for (size_t i = 0; i < p->ndumps; i++) {
+		const struct rep_dump *d = &p->dumps[i];
+		if (d->epoch != p->epoch || d->reason == NULL || strcmp(d->reason, "timeout") != 0)
+			continue;
+		if (d->declared != 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+static void end_state(struct rep_proc *p, double now)
+{
+	if (p->have_exit)
+		p->end = p->exit_signal != NULL ? REP_SIGNALED : REP_EXITED;
+	else
+		p->end = vanished(p, now) ? REP_VANISHED : REP_RUNNING;
+	if (p->ndumps == 0)
+		return;
+	struct rep_dump *d = &p->dumps[p->ndumps - 1];
+	p->last_dump = d;
+	/* Stalled: the latest dump was taken in the current episode, and no
+	 * transition, return of the stalled call or exit followed it (a kill
+	 * after the dump leaves it stalled: it died waiting). */
+	bool st = d->epoch == p->epoch && p->last_call_end_stalled < d->line;
+	/* Dumps the library took but declared no stall at (a rank that keeps
+	 * working past the deadline, SPEC section 6): evidence, not a stall.
+	 * Traces that do not say keep the rule above. */
+	if (undeclared_episode(p))
+		st = false;
+	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
+		p->open_stall = false;
+	else
+		p->open_stall = st;
+	if (p->have_exit && p->exit_line > d->line && !(p->exit_signal != NULL && p->exit_after_dump)) {
+		/* It ended by itself where it stalled: a timeout gave up. */
+		p->gave_up = st && !ht_rep_steady(p);
+		st = false;
+	}
+	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
+		st = false;	/* a healthy rank dumped on demand */
+	p->stalled = st;
+	p->waiting = st && (p->end == REP_RUNNING || p->end == REP_SIGNALED);
+}
+
+static void work_state(struct rep_job *job, struct rep_proc *p)
+{
+	struct rep_dump *first = NULL, *last = NULL;
+	for (size_t i = 0; i < p->ndumps; i++) {
+		struct rep_dump *d = &p->dumps[i];
+		if (d->epoch != p->epoch || !d->have_main)
+			continue;
+		if (first == NULL)
+			first = d;
+		last = d;
+	}
+	if (last == NULL) {
+		p->work_why = "no stack of the main thread";
+		return;
+	}
+	if (first == last) {
+		p->work_why = last->state == 'R' ? "running when dumped (one dump: cannot tell more)" :
+			      last->state == 'D' ? "in uninterruptible I/O when dumped (one dump)" :
+			      "one dump: cannot tell working from blocked";
+		if (last->state == 'D')
+			p->work = 1;
+		return;
+	}
+	double wall = last->ts - first->ts;
+	double cpu = last->cpu - first->cpu;
+	int64_t io = first->io >= 0 && last->io >= 0 ? last->io - first->io : -1;
+	bool moved = first->stack_hash != last->stack_hash;
+	p->progressed = moved || io >= (1 << 20);
+	if (moved) {
+		p->work = 1;
+		p->work_why = ht_rep_printf(&job->a, "working: its stack changed between dumps "
+					    "%.0f s apart", wall);
+	} else if (io >= (1 << 20)) {
+		p->work = 1;
+		p->work_why = ht_rep_printf(&job->a, "working: %.1f %s of I/O in %.0f s, same stack",
+					    io >= (1LL << 30) ? (double)io / (1LL << 30) :
+					    (double)io / (1 << 20), io >= (1LL << 30) ? "GiB" : "MiB", wall);
+	} else if (cpu > 0.2 * wall && cpu > 0.5) {
+		p->work = 1;
+		p->work_why = ht_rep_printf(&job->a, "busy: CPU +%.1f s in %.0f s with the same "
+					    "stack (a loop or a spin-wait)", cpu, wall);
+	} else {
+		p->work = 0;
+		p->work_why = ht_rep_printf(&job->a, "blocked: same stack, CPU +%.2f s%s in %.0f s",
+					    isnan(cpu) ? 0.0 : cpu, io >= 0 ? " and no I/O" : "",
+					    wall);
+	}
+}
+
+/* ---- trees ---------------------------------------------------------------------- */
+
+static int cmp_host_pid(const void *a, const void *b)
+{
+	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
+	int c = strcmp(x->host, y->host);
+	if (c != 0)
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->ts0 < y->ts0 ? -1 : x->ts0 > y->ts0;
+}
+
+static bool same_boot(const struct rep_proc *a, const struct rep_proc *b)
+{
+	return a->boot_id == NULL || b->boot_id == NULL || strcmp(a->boot_id, b->boot_id) == 0;
+}
+
+static void link_parents(struct rep_proc **s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = s[i];
+		int64_t want = p->fork_parent != REP_UNKNOWN ? p->fork_parent : p->ppid;
+		if (want == REP_UNKNOWN || want == p->pid)
+			continue;
+		/* Binary search for the first record of (host, want). */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			int c = strcmp(s[mid]->host, p->host);
+			if (c < 0 || (c == 0 && s[mid]->pid < want))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		struct rep_proc *best = NULL;
+		for (size_t k = lo; k < n && s[k]->pid == want && strcmp(s[k]->host, p->host) == 0; k++)
+			if (same_boot(s[k], p) && !(s[k]->ts0 > p->ts0 + 1))
+				best = s[k];	/* the latest that started before the child */
+		p->parent = best;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int d = 0;
+		for (struct rep_proc *q = s[i]->parent; q != NULL && d < 64; q = q->parent)
+			d++;
+		s[i]->depth = d;
+		if (d >= 64)
+			s[i]->parent = NULL;	/* a cycle through reused pids */
+	}
+}
+
+/* ---- ranks ----------------------------------------------------------------------- */
+
+static const char *const kind_order[] = { "hangtrace", "torchrun", "env", "openmpi",
+					  "pmix", "pmi", "slurm", "unknown" };
+
+static int kind_rank(const char *k)
+{
+	for (size_t i = 0; i < REP_ARRAY_SIZE(kind_order); i++)
+		if (strcmp(kind_order[i], k) == 0)
+			return (int)i;
+	return (int)REP_ARRAY_SIZE(kind_order);
+}
+
+static bool real_kind(const struct rep_proc *p)
+{
+	return p->id_kind != NULL && strcmp(p->id_kind, "nccl") != 0;
+}
+
+static void pick_kind(struct rep_job *job)
+{
+	struct { const char *k; size_t gpu, all; } t[16];
+	size_t nt = 0;
+
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (p->outer || !real_kind(p))
+			continue;
+		size_t j = 0;
+		while (j < nt && strcmp(t[j].k, p->id_kind) != 0)
+			j++;
+		if (j == nt) {
+			if (nt == REP_ARRAY_SIZE(t))
+				continue;
+			t[nt++] = (typeof(t[0])){ p->id_kind, 0, 0 };
+		}
+		t[j].all++;
+		t[j].gpu += p->gpu;
+	}
+	const char *best = NULL;
+	size_t bg = 0, ba = 0;
+	for (size_t j = 0; j < nt; j++)
+		if (best == NULL || t[j].gpu > bg || (t[j].gpu == bg && t[j].all > ba) ||
+		    (t[j].gpu == bg && t[j].all == ba && kind_rank(t[j].k) < kind_rank(best))) {
+			best = t[j].k;
+			bg = t[j].gpu;
+			ba = t[j].all;
+		}
+	job->kind = best != NULL ? best : "nccl";
+}
+
+static bool in_numbering(const struct rep_job *job, const struct rep_proc *p)
+{
+	return p->rank != REP_UNKNOWN && !p->outer && p->id_kind != NULL &&
+	       (strcmp(p->id_kind, "nccl") == 0 || strcmp(p->id_kind, job->kind) == 0);
+}
+
+/* The topmost ancestor of p that still holds p's rank in the numbering. */
+static struct rep_proc *tree_top(const struct rep_job *job, struct rep_proc *p)
+{
+	struct rep_proc *t = p;
+	while (t->parent != NULL && in_numbering(job, t->parent) && t->parent->rank == p->rank)
+		t = t->parent;
+	return t;
+}
+
+static int main_score(const struct rep_proc *p)
+{
+	if (p->gpu)
+		return fork_worker(p) ? 2 : 3;
+	return fork_worker(p) ? 0 : 1;
+}
+
+/* A helper of anc: a process below it (a `which`, a compiler, a probe
+ * subprocess holding the rank's identity) that ended while anc went on
+ * writing lines for more than a second after: never the rank's main, and
+ * its exit status is not the rank's (SPEC section 4). */
+static bool helper_of(const struct rep_proc *p, const struct rep_proc *anc)
+{
+	if (p->end == REP_RUNNING || !isfinite(ht_rep_end_time(p)))
+		return false;
+	bool below = false;
+	for (const struct rep_proc *q = p->parent; q != NULL && !below; q = q->parent)
+		below = q == anc;
+	return below && anc->last_ev_ts > ht_rep_end_time(p) + 1.0;
+}
+
+/* Better main of one rank's tree: see SPEC section 4. */
+static bool better_main(const struct rep_proc *a, const struct rep_proc *b)
+{
+	if (helper_of(a, b))
+		return false;
+	if (helper_of(b, a))
+		return true;
+	int sa = main_score(a), sb = main_score(b);
+	if (sa != sb)
+		return sa > sb;
+	if (sa >= 2 && a->cur_phase != b->cur_phase)
+		return a->cur_phase > b->cur_phase;
+	if (sa < 2 && a->depth != b->depth)
+		return a->depth > b->depth;
+	return a->ts0 > b->ts0;
+}
+
+struct cand {
+	struct rep_proc *p, *top;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->p->rank != y->p->rank)
+		return x->p->rank < y->p->rank ? -1 : 1;
+	int c = strcmp(x->p->host, y->p->host);
+	if (c != 0)
+		return c;
+	if (x->top != y->top)
+		return x->top->ts0 < y->top->ts0 ? -1 : x->top->ts0 > y->top->ts0 ? 1 :
+		       x->top < y->top ? -1 : 1;
+	return 0;
+}
+
+static int cmp_main(const void *a, const void *b)
+{
+	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->ts0 < y->ts0 ? -1 : x->ts0 > y->ts0;
+}
+
+double ht_rep_end_time(const struct rep_proc *p)
+{
+	return p->have_exit ? p->exit_ts : p->end == REP_VANISHED ? p->last_ts : INFINITY;
+}
+
+
+static void choose_mains(struct rep_job *job)
+{
+	size_t n = 0;
+	struct cand *c = calloc(job->procs.n + 1, sizeof(*c));
+	if (c == NULL)
+		abort();
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (in_numbering(job, p))
+			c[n++] = (struct cand){ p, tree_top(job, p) };
+		else if (p->rank != REP_UNKNOWN && !p->outer)
+			ht_rep_vec_push(&job->others, p);
+	}
+	rep_sort(c, n, sizeof(*c), cmp_cand);
+	struct rep_vec mains = { 0 };
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		struct rep_proc *best = c[i].p;
+		while (j < n && cmp_cand(&c[i], &c[j]) == 0) {
+			if (better_main(c[j].p, best))
+				best = c[j].p;
+			j++;
+		}
+		best->is_main = true;
+		for (size_t k = i; k < j; k++)
+			if (c[k].p != best)
+				c[k].p->main = best;
+		ht_rep_vec_push(&mains, best);
+		i = j;
+	}
+	free(c);
+	/* One rank, several trees: a restart when one ended before the next
+	 * began, else duplicates. Across hosts (or boots) by wall clocks, so
+	 * only roughly (1 s); on one host exactly: a process that ended a
+	 * moment after another of its rank began ran beside it. */
+	rep_sort(mains.v, mains.n, sizeof(void *), cmp_main);
+	for (size_t i = 0; i < mains.n; i++) {
+		struct rep_proc *p = mains.v[i];
+		bool superseded = false;
+		for (size_t k = i + 1; k < mains.n; k++) {
+			struct rep_proc *q = mains.v[k];
+			if (q->rank != p->rank)
+				break;
+			bool here = strcmp(p->host, q->host) == 0 && p->boot_id != NULL &&
+				    q->boot_id != NULL && strcmp(p->boot_id, q->boot_id) == 0;
+			if (q->is_main && ht_rep_end_time(p) <= q->ts0 + (here ? 0 : 1)) {
+				superseded = true;
+				p->main = q;
+				break;
+			}
+		}
+		if (superseded)
+			p->is_main = false;
+		else
+			ht_rep_vec_push(&job->mains, p);
+	}
+	ht_rep_vec_free(&mains);
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
+	return x->depth - y->depth;
+}
+
+/* Processes without a rank in the numbering: children of a rank's tree,
+ * launcher wrappers, or processes of their own (a single CUDA program). */
+static void place_others(struct rep_job *job)
+{
+	size_t n = job->procs.n;
+	struct rep_proc **s = malloc((n + 1) * sizeof(*s));
+	if (s == NULL)
+		abort();
+	memcpy(s, job->procs.v, n * sizeof(*s));
+	rep_sort(s, n, sizeof(*s), cmp_depth);
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = s[i];
+		if (p->is_main || p->main != NULL)
+			continue;
+		if (p->parent != NULL && (p->parent->is_main || p->parent->main != NULL)) {
+			p->main = p->parent->is_main ? p->parent : p->parent->main;
+			continue;
+		}
+		if (p->rank == REP_UNKNOWN && !p->outer) {
+			p->is_main = true;
+			ht_rep_vec_push(&job->unranked, p);
+		}
+	}
+	/* A wrapper is shown with the first main below it. */
+	for (size_t i = n; i-- > 0;) {
+		struct rep_proc *p = s[i];
+		if (p->parent != NULL && p->parent->main == NULL && !p->parent->is_main)
+			p->parent->main = p->is_main ? p : p->main;
+	}
+	free(s);
+}
+
+/* ---- the job ------------------------------------------------------------------------ */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The size of a communicator larger than the launcher's world that each
+ * main in it joined once, as its own rank, and more than one did: the
+ * launcher started fewer processes than the program's world needs (mpirun
+ * -np 3 of a 4-rank job). 0 when there is none; where it began in *loc. */
+static int64_t larger_world(const struct rep_job *job, int64_t launcher, struct rep_loc *loc)
+{
+	int64_t size = 0;
+	for (size_t i = 0; i < job->mains.n; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		for (size_t k = 0; k < p->ncomms; k++)
+			if (p->comms[k].nranks > launcher && p->comms[k].nranks > size &&
+			    p->comms[k].nranks <= REP_MAX_WORLD) {
+				size = p->comms[k].nranks;
+				*loc = p->comms[k].begin;
+			}
+	}
+	size_t holders = 0;
+	for (size_t i = 0; i < job->mains.n && size > 0; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		size_t held = 0;
+		for (size_t k = 0; k < p->ncomms; k++) {
+			if (p->comms[k].nranks != size)
+				continue;
+			if (p->comms[k].rank != p->rank || ++held > 1)
+				return 0;	/* GPUs per process, not processes */
+		}
+		holders += held;
+	}
+	return holders > 1 ? size : 0;
+}
+
+static void world_size(struct rep_job *job)
+{
+	/* The launcher's value most ranks agree on, else the largest
+	 * communicator, else one past the highest rank seen. */
+	int64_t best = -1;
+	struct rep_loc loc = REP_NOLOC;
+	int64_t *v = malloc((job->mains.n + 1) * sizeof(*v));
+	size_t n = 0;
+	if (v == NULL)
+		abort();
+	for (size_t i = 0; i < job->mains.n; i++) {
+		struct rep_proc *p = job->mains.v[i];
+		if (p->world_size != REP_UNKNOWN && p->world_size > 0 && p->world_size <= REP_MAX_WORLD)
+			v[n++] = p->world_size;
+	}
+	rep_sort(v, n, sizeof(*v), cmp_i64);
+	size_t best_n = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && v[j] == v[i])
+			j++;
+		if (j - i >= best_n) {	/* ties: the larger value */
+			best_n = j - i;
+			best = v[i];
+		}
+		i = j;
+	}
+	free(v);
+	if (best > 0) {
+		for (size_t i = 0; i < job->mains.n; i++) {
+			struct rep_proc *p = job->mains.v[i];
+			if (p->world_size == best) {
+				loc = p->id_loc;
+				break;
+			}
+		}
+		job->world_size = best;
+		job->ws_loc = loc;
+		job->ws_source = "the launcher's variables";
+		int64_t comm = larger_world(job, best, &loc);
+		if (comm > 0) {
+			job->world_size = comm;
+			job->ws_loc = loc;
+			job->ws_source = ht_rep_printf(&job->a, "the ranks' communicator; the "
+						       "launcher's variables say %lld", (long long)best);
+		}
+		return;
+	}
+	for (size_t i = 0; i < job->mains.n; i++) {
+		struct rep_proc *p = job->mains.v[i];
+		for (size_t k = 0; k < p->ncomms; k++)
+			if (p->comms[k].nranks > best && p->comms[k].nranks <= REP_MAX_WORLD) {
+				best = p->comms[k].nranks;
+				loc = p->comms[k].begin;
+			}
+	}
+	if (best > 0) {
+		job->world_size = best;
+		job->ws_loc = loc;
+		job->ws_source = "the largest communicator";
+		return;
+	}
+	if (job->mains.n > 0) {
+		struct rep_proc *p = job->mains.v[job->mains.n - 1];
+		if (p->rank < REP_MAX_WORLD) {
+			job->world_size = p->rank + 1;
+			job->ws_source = "the highest rank seen (no world size recorded)";
+		}
+	}
+}
+
+static void missing(struct rep_job *job)
+{
+	if (job->world_size <= 0)
+		return;
+	size_t cap = 64, n = 0;
+	int64_t *m = malloc(cap * sizeof(*m));
+	size_t k = 0;
+	for (int64_t r = 0; r < job->world_size && m != NULL; r++) {
+		while (k < job->mains.n && ((struct rep_proc *)job->mains.v[k])->rank < r)
+			k++;
+		if (k < job->mains.n && ((struct rep_proc *)job->mains.v[k])->rank == r)
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			int64_t *nm = realloc(m, cap * sizeof(*m));
+			if (nm == NULL)
+				break;
+			m = nm;
+		}
+		m[n++] = r;
+	}
+	if (m != NULL && n > 0) {
+		job->missing = ht_rep_alloc(&job->a, n * sizeof(*m));
+		memcpy(job->missing, m, n * sizeof(*m));
+		job->nmissing = n;
+	}
+	free(m);
+}
+
+static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
+{
+	size_t cap = 16;
+	job->hosts = malloc(cap * sizeof(*job->hosts));
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && strcmp(s[j]->host, s[i]->host) == 0)
+			j++;
+		struct rep_host *h = ht_rep_alloc(&job->a, sizeof(*h));
+		h->name = s[i]->host;
+		h->boot_id = s[i]->boot_id;
+		h->first_ts = INFINITY;
+		h->now = -INFINITY;
+		for (size_t k = i; k < j; k++) {
+			struct rep_proc *p = s[k];
+			if (p->last_ts > h->now)
+				h->now = p->last_ts;
+			p->h = h;
+			ht_rep_vec_push(&h->procs, p);
+			if (p->is_main && p->rank != REP_UNKNOWN && !p->outer &&
+			    in_numbering(job, p))
+				ht_rep_vec_push(&h->mains, p);
+			if (p->hf.have && (h->hf == NULL || p->is_main))
+				h->hf = &p->hf;
+			if (p->ts0 < h->first_ts)
+				h->first_ts = p->ts0;
+		}
+		rep_sort(h->mains.v, h->mains.n, sizeof(void *), cmp_main);
+		if (job->nhosts == cap) {
+			cap *= 2;
+			job->hosts = realloc(job->hosts, cap * sizeof(*job->hosts));
+		}
+		if (job->hosts == NULL)
+			abort();
+		job->hosts[job->nhosts++] = h;
+		i = j;
+	}
+	if (job->nhosts > 1) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t i = 0; i < job->nhosts; i++) {
+			if (job->hosts[i]->first_ts < lo)
+				lo = job->hosts[i]->first_ts;
+			if (job->hosts[i]->first_ts > hi)
+				hi = job->hosts[i]->first_ts;
+		}
+		job->clock_note = hi - lo > CLOCK_SPREAD_NOTE;
+	}
+}
+
+static const char *framework(struct rep_job *job)
+{
+	size_t votes[5] = { 0 };
+	const char *names[5] = { "deepspeed", "horovod", "jax", "pytorch", "python" };
+	bool native = false;
+	size_t n = job->mains.n + job->unranked.n;
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = i < job->mains.n ? job->mains.v[i] :
+				     job->unranked.v[i - job->mains.n];
+		/* From what every record has (command line, environment,
+		 * connect roles), never from a dump's frames: the label must
+		 * not change with whether a dump happened. */
+		const char *f = p->fw_hint;
+		for (size_t k = 0; f == NULL && k < p->nconn; k++)
+			if (p->conn[k].role != NULL && strcmp(p->conn[k].role, "jax_coordinator") == 0)
+				f = "jax";
+		if (f == NULL && p->master_addr != NULL && p->exe != NULL &&
+		    strstr(p->exe, "python") != NULL)
+			f = "pytorch";	/* MASTER_ADDR: torch.distributed's env:// */
+		if (f == NULL && p->exe != NULL && strstr(p->exe, "python") != NULL)
+			f = "python";
+		if (f == NULL) {
+			native = true;
+			continue;
+		}
+		for (size_t j = 0; j < 5; j++)
+			if (strcmp(names[j], f) == 0)
+				votes[j]++;
+	}
+	/* The most specific framework any rank shows. */
+	for (size_t j = 0; j < 5; j++)
+		if (votes[j] > 0)
+			return names[j];
+	return native ? "native" : NULL;
+}
+
+void ht_rep_model(struct rep_job *job)
+{
+	size_t n = job->procs.n;
+	struct rep_proc **s = malloc((n + 1) * sizeof(*s));
+	if (s == NULL)
+		abort();
+	memcpy(s, job->procs.v, n * sizeof(*s));
+	job->t0 = INFINITY;
+	job->now = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i]->ts0 < job->t0)
+			job->t0 = s[i]->ts0;
+		if (s[i]->last_ts > job->now)
+			job->now = s[i]->last_ts;
+	}
+	if (isinf(job->now))
+		job->now = NAN;
+	for (size_t i = 0; i < n; i++) {
+		s[i]->gpu = gpu_active(s[i]);
+		end_state(s[i], job->now);
+		if (s[i]->stalled || s[i]->gave_up)
+			work_state(job, s[i]);
+		/* A rank whose stack or I/O moved between the dumps of that
+		 * stall was slow, not waiting (a long import, then a crash):
+		 * its end is no timeout giving up. */
+		if (s[i]->gave_up && s[i]->progressed)
+			s[i]->gave_up = false;
+	}
+	rep_sort(s, n, sizeof(*s), cmp_host_pid);
+	link_parents(s, n);
+
+	/* A launcher wrapper (a torchrun agent under srun) holds an identity
+	 * of another kind than the ranks below it: not a rank of the job. */
+	for (size_t i = 0; i < n; i++) {
+		if (!real_kind(s[i]))
+			continue;
+		for (struct rep_proc *q = s[i]->parent; q != NULL; q = q->parent)
+			if (real_kind(q) && strcmp(q->id_kind, s[i]->id_kind) != 0)
+				q->outer = true;
+	}
+	pick_kind(job);
+	choose_mains(job);
+	place_others(job);
+	world_size(job);
+	missing(job);
+	hosts(job, s, n);
+	free(s);
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (p->job != NULL && job->job_id == NULL)
+			job->job_id = p->job;
+	}
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (!p->is_main && p->main != NULL)
+			ht_rep_vec_push(&ht_rep_main_of(p)->rel, p);
+	}
+	ht_rep_job_ended(job);
+	/* Failed: ended badly before steady (a rank stopped after startup,
+	 * say by the scheduler at the end of its time, is not a startup
+	 * failure; rank_exited still names it when others wait for it). */
+	struct rep_vec *lists[2] = { &job->mains, &job->unranked };
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			struct rep_proc *p = lists[l]->v[i];
+			p->failed = !ht_rep_steady(p) && !p->killed &&
+				    (p->end == REP_VANISHED ||
+				     (p->end == REP_SIGNALED && !(p->exit_after_dump && p->stalled)) ||
+				     (p->end == REP_EXITED && p->exit_status != 0));
+			job->stuck |= rep_waited(p);
+			job->failed |= p->failed;
+		}
+	job->framework = framework(job);
+}
+
+void ht_rep_model_free(struct rep_job *job)
+{
+	for (size_t i = 0; i < job->nhosts; i++) {
+		ht_rep_vec_free(&job->hosts[i]->procs);
+		ht_rep_vec_free(&job->hosts[i]->mains);
+	}
+	free(job->hosts);
+	job->hosts = NULL;
+	job->nhosts = 0;
+	for (size_t i = 0; i < job->procs.n; i++)
+		ht_rep_vec_free(&((struct rep_proc *)job->procs.v[i])->rel);
+	ht_rep_vec_free(&job->mains);
+	ht_rep_vec_free(&job->unranked);
+	ht_rep_vec_free(&job->others);
+}

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * model.h: the model behind `hangtrace report` (SPEC section 8): the
+ * process records the reader fills (struct rep_proc), the job they belong
+ * to (struct rep_job: ranks, hosts, verdicts, stack groups) and what
+ * model.c derives from them (trees, ranks, hosts, each rank's state).
+ * Types are struct rep_*; functions ht_rep_*. Nothing keeps global state:
+ * every call works on one struct rep_job.
+ */
+#ifndef HT_REP_MODEL_H
+#define HT_REP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hangtrace.h"
+#include "signatures.h"
+#include "util.h"
+
+/* ---- where a line came from ------------------------------------------------ */
+
+struct rep_loc {
+	uint32_t file;		/* index in job->files; UINT32_MAX: none */
+	uint32_t line;		/* 1-based */
+	uint64_t off;		/* byte offset of the line in its file */
+	uint32_t len;		/* without the newline */
+};
+
+/* Lines count from 1: a location left zeroed (a fact never read) is none. */
+#define REP_NOLOC ((struct rep_loc){ .file = UINT32_MAX })
+static inline bool rep_has_loc(const struct rep_loc *l)
+{
+	return l->file != UINT32_MAX && l->line > 0;
+}
+
+struct rep_file {
+	char *path;		/* as found on disk, or NULL for an in-memory buffer */
+	char *name;		/* how warnings and evidence name it */
+	const char *mem;	/* the buffer (tests, fuzzing), else NULL */
+	size_t memlen;
+	uint64_t dev, ino;	/* the file on disk, to read it once */
+	bool dup;		/* the same file as an earlier one: skipped */
+};
+
+/* ---- one traced process (one header and what follows it) ---------------- */
+
+#define REP_UNKNOWN INT64_MIN	/* an integer field that was absent or null */
+
+struct rep_phase {
+	bool begun, ended, errored;
+	double ts, mono;		/* of the begin line */
+	double end_ts, end_mono;	/* of the end or error line */
+	struct rep_loc begin, end;	/* end: the end or error line */
+};
+
+struct rep_connect {		/* aggregated per (dest, result) */
+	const char *dest, *role, *result, *error, *tcp_state;
+	int64_t count, err;
+	double first, last, ts;	/* first/last: mono; ts: of the line kept */
+	bool probe;
+	struct rep_loc loc;	/* the line with the highest count */
+};
+
+struct rep_listen {
+	const char *addr, *role;
+	int64_t accepted;
+	struct rep_loc loc;
+};
+
+struct rep_resolve {
+	const char *what, *name, *addrs, *error;
+	bool loopback;
+	struct rep_loc loc;
+};
+
+struct rep_hostfacts {
+	bool have;
+	const char *ifaces;			/* names, comma separated */
+	const char *nccl_ifname, *gloo_ifname;	/* the variables, or NULL */
+	int nccl_match, gloo_match;		/* interfaces matched, -1 unknown */
+	int64_t shm_total, shm_free, cpus;
+	struct rep_loc loc;
+};
+
+enum rep_version_kind { REP_VER_DRIVER, REP_VER_RUNTIME, REP_VER_NCCL, REP_VER_COUNT };
+
+struct rep_version {
+	int64_t value;			/* REP_UNKNOWN when not seen */
+	const char *provider;
+	struct rep_loc loc;
+};
+
+struct rep_cuda_err {
+	const char *fn, *error;
+	int64_t result, ordinal;
+	bool after_fork, hung;
+	struct rep_loc loc;
+};
+
+/* One communicator init (or split) as the nccl events tell it. */
+struct rep_comm {
+	const char *fn, *comm, *root, *id_hash, *commid, *parent;
+	const char *error, *last_error, *comm_name;
+	int64_t nranks, rank, result, color, tid;
+	bool ended, failed, nested;
+	double ts, mono;
+	struct rep_loc begin, end;
+	const char *key;		/* the communicator across ranks (model) */
+};
+
+struct rep_coll {		/* a collective from the ring or first_collective */
+	const char *comm, *op, *dtype, *redop;
+	int64_t seq, count, peer;
+};
+
+struct rep_call {
+	const char *name;
+	int64_t id, result;
+	double ts, mono, end_ts, end_mono;	/* end_*: NAN while in flight */
+	bool ended, stalled;
+	struct rep_loc loc;
+};
+
+/* A dump: the stall line, the main thread's line and dump_end. */
+struct rep_dump {
+	int64_t no, n;
+	const char *reason;
+	int declared;			/* the library declared a stall: 1, 0; -1 not said */
+	int phase;			/* -1 unknown */
+	double ts, mono, phase_age;
+	const char *call;		/* the oldest call in flight, or NULL */
+	double call_age;
+	uint32_t epoch;			/* phase lines seen before it */
+	uint32_t line;			/* of the stall line */
+	struct rep_loc loc;
+	/* Filled lazily for the dumps that matter (the last episode). */
+	struct rep_loc main_loc;	/* the main thread's line, if seen */
+	struct rep_loc end_loc;		/* dump_end */
+	uint32_t nthreads;
+	bool main_seen;			/* main_loc says "main": true */
+	bool have_main, answered;
+	char state;			/* of the main thread */
+	double cpu;			/* main thread, seconds; NAN unknown */
+	int64_t io;			/* rchar+wchar of the process; -1 unknown */
+	uint64_t stack_hash;
+	const char *wchan, *syscall;
+	/* Only for the latest dump: the main thread's frames, innermost first. */
+	const char **frames, **py;
+	uint32_t nframes, npy;
+	uint32_t unanswered;
+	const char *py_status;
+};
+
+enum rep_end_kind { REP_RUNNING, REP_EXITED, REP_SIGNALED, REP_VANISHED };
+
+struct rep_proc {
+	uint32_t file;
+	struct rep_loc hdr;
+	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
+	int64_t pid, ppid, fork_parent;
+	int64_t start_ticks;		/* with host, boot and pid: the process */
+	int64_t rank, world_size, local_rank;	/* REP_UNKNOWN when not known */
+	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
+	struct rep_loc id_loc;
+	double ts0, mono0, last_ts, last_mono, timeout;
+	bool cuda_inherited, truncated;
+	bool dropped;			/* a copy of a record read from another file */
+	uint32_t lines;
+	/* allow-listed environment that the rules read */
+	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
+	const char *fw_hint;		/* framework seen in cmdline or env */
+
+	int cur_phase;			/* last phase begun, -1 none */
+	uint32_t epoch;			/* phase lines so far */
+	uint32_t nexec;
+	struct rep_phase ph[HT_PHASE_COUNT];
+
+	/* phase details */
+	struct {
+		const char *via, *error, *libcuda;
+		int64_t result, driver_version, runtime_version;
+		int stub;		/* -1 unknown */
+		struct rep_loc loc;
+	} cuda_init;
+	struct {
+		const char *uuid, *pci, *visible, *via;
+		int64_t ordinal, count, local_rank;
+		bool have;
+		struct rep_loc loc;
+	} device;
+	struct {
+		const char *root, *id_hash, *error, *last_error;
+		int64_t result;
+		struct rep_loc loc;
+	} nccl_id;
+	struct rep_coll first_coll;
+	bool have_first_coll;
+	const char *steady_fn;
+
+	struct rep_connect *conn;
+	size_t nconn;
+	struct rep_listen *listen;
+	size_t nlisten;
+	struct rep_resolve *res;
+	size_t nres;
+	struct rep_hostfacts hf;
+	struct rep_version ver[REP_VER_COUNT];
+	struct rep_cuda_err *cerr;
+	size_t ncerr;
+	int64_t cuda_count;		/* cuDeviceGetCount, REP_UNKNOWN */
+	bool cuda_after_fork, cuda_hung;
+	struct rep_loc cuda_fork_loc;
+	struct rep_comm *comms;
+	size_t ncomms;
+	struct rep_coll *ring;		/* latest dump's ring, newest last */
+	size_t nring;
+	int64_t colls_total;
+	struct rep_call *calls;
+	size_t ncalls;
+	int64_t nforks, nforks_cuda;
+	struct rep_loc fork_cuda_loc;
+	const char **warns;		/* warning events' msg */
+	size_t nwarns;
+	struct rep_dump *dumps;
+	size_t ndumps;			/* the newest REP_MAX_DUMPS are kept */
+	uint32_t last_call_end_stalled;	/* line of the latest call end stalled=true */
+	bool have_exit, exit_after_dump;
+	int64_t exit_status;		/* REP_UNKNOWN with a signal */
+	const char *exit_signal;
+	double exit_ts;
+	uint32_t exit_line;
+	struct rep_loc exit_loc;
+	const char *signal;		/* a chained fatal signal (signal event) */
+	struct rep_checkfacts *chk;	/* check and ib lines (out/check_report.h), or NULL */
+
+	/* ---- the model (model.c) ---- */
+	struct rep_proc *parent;	/* traced parent on the same host */
+	int depth;
+	bool outer;			/* a launcher wrapper around ranks of another kind */
+	bool is_main;			/* the main process of its rank */
+	bool gpu;			/* made CUDA or NCCL calls */
+	struct rep_proc *main;		/* for wrappers and children: their main */
+	struct rep_host *h;
+	enum rep_end_kind end;
+	bool stalled;			/* SPEC 8: latest dump while stalled */
+	bool waiting;			/* stalled, or killed while waiting */
+	bool gave_up;			/* stalled, then ended by itself (a timeout) */
+	bool failed;			/* ended badly before the others */
+	int work;			/* -1 unknown, 0 blocked, 1 working */
+	bool progressed;		/* its stack or I/O moved during the stall */
+	const char *work_why;
+	struct rep_group *group;	/* its stack group, if stalled */
+	struct rep_dump *last_dump;
+	bool blamed;
+	struct rep_vec rel;		/* for a main: its wrappers and children */
+
+	/* ---- who waits for whom (graph.c) ---- */
+	const struct ht_sig *sig;	/* its latest dump's stack signature, or NULL */
+	const char *doing;		/* in words, for a main that stalled or waits */
+	bool at_wait;			/* at a wait point for other ranks */
+	bool killed;			/* ended in the job's kill (job->ended == killed) */
+	bool open_stall;		/* its latest stall was still open when it ended */
+	const int64_t *waits_for;	/* ranks it waits for (arrays shared by ranks) */
+	size_t nwaits_for;
+	const char *waits_on;		/* or an endpoint, a worker, a file it waits for */
+	bool root;			/* at the end of a chain of waits: a cause */
+	bool awaited;			/* another rank waits for it */
+	const char *store_at;		/* the endpoint others wait for it to open */
+	double last_ev_ts;		/* its newest line but exit (wall) */
+};
+
+#define REP_MAX_DUMPS 16
+#define REP_MAX_WORLD (1 << 22)	/* larger world sizes are taken as damage */
+#define REP_MAX_RING 128
+
+/* ---- the job ------------------------------------------------------------------ */
+
+struct rep_host {
+	const char *name, *boot_id;
+	struct rep_vec procs;		/* every process traced there */
+	struct rep_vec mains;		/* ranked main processes, by rank */
+	struct rep_hostfacts *hf;	/* host facts from one of its processes */
+	double first_ts;
+	double now;			/* its newest line, by its own clock */
+};
+
+enum rep_severity { REP_ERROR, REP_WARNING };
+
+struct rep_verdict {
+	enum ht_verdict_code code;
+	enum rep_severity sev;
+	int64_t *ranks;			/* sorted, unique */
+	size_t nranks;
+	const char *summary;
+	char **evidence;
+	size_t nevidence;
+	const char *advice;
+	int prio;			/* smaller: more likely the root cause */
+	double t;			/* earliest time it involves (wall) */
+	size_t cap_ranks, cap_evidence, more;	/* while it is built */
+	const struct rep_verdict *because;	/* the verdict it follows from, or NULL */
+	int64_t follows_rank;		/* a rule's hint: it follows from what this rank did */
+	size_t order;			/* position once ordered */
+};
+
+struct rep_group {
+	int64_t *ranks;			/* sorted; procs without a rank are -1 */
+	size_t nranks;
+	struct rep_vec procs;
+	const char **frames;		/* merged, innermost first */
+	size_t nframes;
+	int phase;
+	int work;			/* -1 unknown, 0 blocked, 1 working (majority) */
+	const char *work_why;
+	bool blamed;			/* every rank in it is blamed by a verdict */
+	bool any_blamed;		/* one of them is (it is shown first) */
+	int64_t min_rank;
+	size_t index;			/* in job->groups, once ordered */
+};
+
+struct rep_warning {
+	uint32_t file, line;
+	char *msg;
+};
+
+struct rep_job {
+	struct rep_arena a;
+	struct rep_file *files;
+	size_t nfiles, cap_files;
+	struct rep_vec procs;		/* every process record, in file order */
+	struct rep_warning *warns;
+	size_t nwarns, cap_warns;
+	size_t warns_dropped;
+	int nthreads;			/* readers to run (0: pick) */
+
+	/* model */
+	const char *kind;		/* the launcher kind of the rank numbering */
+	const char *framework;
+	const char *job_id;
+	int64_t world_size;		/* -1 unknown */
+	const char *ws_source;
+	struct rep_loc ws_loc;
+	struct rep_vec mains;		/* ranked mains, by rank (duplicates adjacent) */
+	struct rep_vec unranked;	/* mains without a rank identity */
+	struct rep_vec others;		/* identity of another kind, not a rank here */
+	struct rep_host **hosts;
+	size_t nhosts;
+	int64_t *missing;
+	size_t nmissing;
+	double t0, now;			/* wall clock of the first and last line */
+	bool stuck;			/* a rank waits: stalled or killed while waiting */
+	bool failed;			/* a rank ended badly */
+	bool clock_note;		/* hosts' start times disagree widely */
+
+	struct rep_verdict **verdicts;
+	size_t nverdicts, cap_verdicts;
+	struct rep_group **groups;
+	size_t ngroups;
+	bool demangle;
+
+	/* How the job ended (SPEC section 8, job.ended). */
+	enum rep_ended { REP_JOB_RUNNING, REP_JOB_COMPLETED, REP_JOB_KILLED, REP_JOB_FAILED } ended;
+	const char *ended_signal;	/* killed: the signal */
+	double ended_at;		/* killed: the first kill (wall) */
+	const int64_t *laggards;	/* ranks not at the wait point most ranks are at */
+	size_t nlaggards;
+	const char *endpoint;		/* the rendezvous endpoint most ranks use, or NULL */
+	struct rep_proc **by_rank;	/* world_size entries: the main of each rank, or NULL */
+	size_t nby_rank;
+};
+
+
+/* Builds trees, ranks, hosts and each rank's state from job->procs. */
+void ht_rep_model(struct rep_job *job);
+/* Sets job->ended and marks the ranks killed with the job (ended.c;
+ * called by ht_rep_model). */
+void ht_rep_job_ended(struct rep_job *job);
+/* When p ended (wall clock): its exit, its last line when it vanished,
+ * else infinity. */
+double ht_rep_end_time(const struct rep_proc *p);
+/* Frees what ht_rep_model made. */
+void ht_rep_model_free(struct rep_job *job);
+/* "rank 3", "host n1 pid 42" for a process without a rank. */
+const char *ht_rep_who(struct rep_job *job, const struct rep_proc *p);
+/* The display name of phase p ("?" when unknown). */
+const char *ht_rep_phase_name(int p);
+/* Waits, or waited until it gave up: others kept it waiting. */
+static inline bool rep_waited(const struct rep_proc *p)
+{
+	return p->waiting || p->gave_up;
+}
+/* The main process p belongs to (p itself when it is one). */
+struct rep_proc *ht_rep_main_of(struct rep_proc *p);
+/* True when a rank has reached steady. */
+bool ht_rep_steady(const struct rep_proc *p);
+
+#endif

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stacks.h: the stalled ranks' main-thread stacks merged into groups
+ * (stacks.c).
+ */
+#ifndef HT_REP_STACKS_H
+#define HT_REP_STACKS_H
+
+#include "model/model.h"
+
+/* Merges the main-thread stacks of the stalled processes into groups,
+ * ordered odd one out first. */
+void ht_rep_stacks(struct rep_job *job);
+/* Frees what ht_rep_stacks made. */
+void ht_rep_stacks_free(struct rep_job *job);
+/* Orders the groups: those holding a blamed rank first, then the
+ * smallest (the odd one out), the earliest phase, the lowest rank. */
+void ht_rep_stacks_order(struct rep_job *job);
+/* Frames of one dump's main thread, cleaned (our library dropped, Python
+ * spliced in, offsets removed, C++ demangled): innermost first. Exposed
+ * for the tests. */
+size_t ht_rep_clean_frames(struct rep_job *job, const char *const *native, size_t nn,
+			   const char *const *python, size_t np, const char **out, size_t max);
+/* The most telling frame of a group: the innermost Python frame, else the
+ * innermost frame outside libc. */
+const char *ht_rep_top_frame(const struct rep_group *g);
+
+#endif

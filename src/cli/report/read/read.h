@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+/*
+ * read.h: the reading stage (reader.c): files and buffers into process
+ * records (job->procs), warnings naming file and line.
+ */
+#ifndef HT_REP_READ_H
+#define HT_REP_READ_H
+
+#include "model/model.h"
+
+/* Adds every *.jsonl under path (a folder, searched recursively, or a
+ * file). Returns the number of files added, or -errno. */
+int ht_rep_add_path(struct rep_job *job, const char *path);
+/* Adds an in-memory trace file (tests, fuzzing); buf must outlive job. */
+void ht_rep_add_buffer(struct rep_job *job, const char *name, const char *buf, size_t len);
+/* Reads every file added, on job->nthreads threads. Returns the number of
+ * process records found. */
+size_t ht_rep_read(struct rep_job *job);
+/* Records a warning about file:line (line 0: the whole file). */
+void ht_rep_warn(struct rep_job *job, uint32_t file, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void ht_rep_job_init(struct rep_job *job);
+/* Frees what reading made (files, warnings, records, the arena). */
+void ht_rep_read_free(struct rep_job *job);
+
+#endif

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reader.h: what reader.c (files, lines, threads) and parse.c (one event
+ * into a process record) share. One struct rep_rctx per reading thread:
+ * nothing in it is shared, so files are read in parallel without locks.
+ */
+#ifndef HT_REPORT_READER_H
+#define HT_REPORT_READER_H
+
+#include <jansson.h>
+#include <string.h>
+
+#include "read/read.h"
+
+struct rep_unknown {
+	char type[32];
+	uint32_t file, line;
+	size_t count;
+};
+
+/* Thread lines' frames, parsed once per distinct text (see parse.c). */
+struct rep_tail {
+	const char *text;
+	uint32_t len;
+	uint64_t hash;
+	const char **frames, **py;
+	uint32_t nframes, npy;
+	uint64_t stack_hash;
+	const char *wchan, *syscall;
+};
+
+struct rep_tails {
+	struct rep_tail **slot;
+	size_t cap, n;
+};
+
+struct rep_rctx {
+	struct rep_job *job;
+	struct rep_arena a;
+	struct rep_vec procs;
+	struct rep_warning *warns;
+	size_t nwarns, cap;
+	struct rep_unknown unknown[16];
+	size_t nunknown;
+	/* the file being read */
+	uint32_t file;
+	const char *buf;
+	size_t len;
+	struct rep_proc *p;		/* the current process record */
+	int open_dump;			/* index in p->dumps of an unclosed dump, or -1 */
+	bool not_trace;			/* line 1 was not a header */
+	bool fresh;			/* the file changed in the last seconds */
+	unsigned file_warns;		/* warnings about this file so far */
+	size_t dropped;			/* warnings left out */
+	char *iobuf;			/* the file's bytes */
+	size_t iocap;
+	struct rep_tails cache;
+};
+
+/* Adds a warning about line (0: the whole file) of the current file. */
+void ht_rep__warn(struct rep_rctx *c, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Starts a process record from a header object. */
+void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc);
+/* Applies an event of a known type (not header, thread, dump_end). */
+void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc *loc,
+		   double ts, double mono);
+/* Closes the current record: parses the dump lines that matter. */
+void ht_rep__proc_end(struct rep_rctx *c);
+/* jansson's scratch memory of this thread (see reader.c): a mark, and the
+ * release of everything allocated since it; call it only when no value
+ * parsed since the mark is alive. A record may close while the line that
+ * closes it (the next header) is alive: marks nest. */
+size_t ht_rep__scratch_mark(void);
+void ht_rep__scratch_release(size_t mark);
+/* Parses the line at loc of the current file (NULL when it is not an object). */
+json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
+
+/* Events of parse_facts.c (see ht_rep__event). */
+void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+			const struct rep_loc *loc, double ts);
+void ht_rep__on_listen(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+		       const struct rep_loc *loc, bool accept);
+void ht_rep__on_resolve(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+			const struct rep_loc *loc);
+void ht_rep__on_host(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc);
+void ht_rep__on_version(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+			const struct rep_loc *loc);
+void ht_rep__on_cuda(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc);
+void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+		     const struct rep_loc *loc, double ts, double mono);
+/* A collective's fields (ring entry or first_collective line) into k. */
+void ht_rep__coll_fields(struct rep_arena *a, json_t *o, struct rep_coll *k);
+/* Sets *dst when o has key (a string, an integer). */
+void ht_rep__set_str(struct rep_arena *a, json_t *o, const char *key, const char **dst);
+void ht_rep__set_int(json_t *o, const char *key, int64_t *dst);
+
+/* Grows an arena array of n items of size sz to hold one more (doubling:
+ * capacities are powers of two). */
+static inline void *ht_rep__grow(struct rep_arena *a, void *arr, size_t n, size_t sz)
+{
+	if (n == 0 || (n & (n - 1)) != 0)
+		return arr;
+	void *p = ht_rep_alloc(a, 2 * n * sz);
+	memcpy(p, arr, n * sz);
+	return p;
+}
+/* Appends one zeroed item to an arena array and yields its address. */
+#define REP_PUSH(a, arr, n) ((arr) = (n) == 0 ? ht_rep_alloc((a), sizeof(*(arr))) : \
+			     ht_rep__grow((a), (arr), (n), sizeof(*(arr))), &(arr)[(n)++])
+
+/* Field access: absent or null fields read as unknown. */
+const char *ht_rep__str(struct rep_arena *a, json_t *o, const char *key);
+int64_t ht_rep__int(json_t *o, const char *key);
+double ht_rep__num(json_t *o, const char *key);
+int ht_rep__bool(json_t *o, const char *key);	/* 1, 0, -1 unknown */
+
+#endif

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/*
+ * verdicts.h: the rule runner (verdicts.c) and what the rule files
+ * (verdicts_*.c) use to build verdicts.
+ */
+#ifndef HT_REP_VERDICTS_H
+#define HT_REP_VERDICTS_H
+
+#include "model/model.h"
+
+/* Runs every rule and orders the verdicts, most likely root cause first. */
+void ht_rep_verdicts(struct rep_job *job);
+bool ht_rep_has_error(const struct rep_job *job);
+/* Frees what ht_rep_verdicts made. */
+void ht_rep_verdicts_free(struct rep_job *job);
+
+/* A code's priority and usual severity (the columns of HT_VERDICT_MAP). */
+int ht_rep_verdict_prio(enum ht_verdict_code c);
+enum rep_severity ht_rep_verdict_sev(enum ht_verdict_code c);
+/* May the code follow from another verdict (column role EFFECT)? */
+bool ht_rep_verdict_may_follow(enum ht_verdict_code c);
+
+/* For the rule files: a verdict under construction. */
+struct rep_verdict *ht_rep_verdict_new(struct rep_job *job, enum ht_verdict_code code,
+				       enum rep_severity sev);
+void ht_rep_verdict_rank(struct rep_job *job, struct rep_verdict *v, int64_t rank);
+void ht_rep_verdict_evidence(struct rep_job *job, struct rep_verdict *v,
+			     const struct rep_loc *loc, const char *const *keep);
+void ht_rep_verdict_note(struct rep_job *job, struct rep_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ht_rep_blame(struct rep_job *job, struct rep_verdict *v, struct rep_proc *p);
+
+/* Rule families (verdicts_*.c); each adds verdicts to job. */
+void ht_rep_rules_ranks(struct rep_job *job);	/* missing, exited, straggler, ws, dup */
+void ht_rep_rules_net(struct rep_job *job);	/* rendezvous, loopback, ifname, shm */
+void ht_rep_rules_gpu(struct rep_job *job);	/* cuda, devices, fork, versions */
+void ht_rep_rules_nccl(struct rep_job *job);	/* ids, init errors, collectives */
+void ht_rep_rules_workers(struct rep_job *job);	/* DataLoader workers */
+void ht_rep_rules_stalled(struct rep_job *job);	/* the generic stall */
+/* (A place for tracing_degraded, verdicts_degraded.c, when it lands.) */
+
+#endif

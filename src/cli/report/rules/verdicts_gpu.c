@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: MIT
+/*
+ * verdicts_gpu.c: the rules about CUDA and the GPUs of each host:
+ * cuda_init_failed, stub_driver, driver_too_old, duplicate_gpu,
+ * too_many_local_ranks, visible_devices_inconsistent (per host, from the
+ * device UUIDs, device counts, CUDA_VISIBLE_DEVICES and local ranks),
+ * fork_after_cuda_init and version_mismatch (driver, runtime and NCCL
+ * versions across ranks and hosts).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+
+#define CUDA_ERROR_STUB_LIBRARY 34
+#define CUDA_ERROR_INSUFFICIENT_DRIVER 35
+#define CUDA_ERROR_INVALID_DEVICE 101
+
+/* ---- cuInit ----------------------------------------------------------------------- */
+
+static const char *cuda_advice(int64_t code)
+{
+	switch (code) {
+	case 100:
+		return "No GPU is visible to the process: CUDA_VISIBLE_DEVICES hides them (empty, "
+		       "or naming GPUs that do not exist), the container was started without GPUs "
+		       "(--gpus all, the NVIDIA runtime), or the driver sees none (nvidia-smi).";
+	case 802:
+		return "The system is not ready: on NVSwitch systems the fabric manager must run "
+		       "(systemctl start nvidia-fabricmanager) with the driver's exact version.";
+	case 803:
+		return "The CUDA forward-compatibility libcuda does not fit this kernel driver: "
+		       "remove the cuda-compat folder from LD_LIBRARY_PATH, or match the versions.";
+	case 304:
+		return "The operating system refused: /dev/nvidia* device nodes missing or not "
+		       "allowed in the container or cgroup.";
+	case 999:
+	case 3:
+		return "The driver failed to initialise: check nvidia-smi and dmesg (Xid errors) on "
+		       "that host; a GPU in a bad state needs a reset or the node drained.";
+	default:
+		return "The driver refused to initialise: run nvidia-smi on that host and look for "
+		       "Xid errors in dmesg.";
+	}
+}
+
+struct cfail {
+	struct rep_proc *p;
+	int kind;	/* 0 stub, 1 too old, 2 other */
+};
+
+static int cmp_cfail(const void *a, const void *b)
+{
+	const struct cfail *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	int64_t rx = x->p->cuda_init.result, ry = y->p->cuda_init.result;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return x->p->rank < y->p->rank ? -1 : x->p->rank > y->p->rank;
+}
+
+static int64_t driver_of(const struct rep_proc *p)
+{
+	return p->ver[REP_VER_DRIVER].value != REP_UNKNOWN ? p->ver[REP_VER_DRIVER].value :
+	       p->cuda_init.driver_version;
+}
+
+static int64_t runtime_of(const struct rep_proc *p)
+{
+	return p->ver[REP_VER_RUNTIME].value != REP_UNKNOWN ? p->ver[REP_VER_RUNTIME].value :
+	       p->cuda_init.runtime_version;
+}
+
+static void cuda_init(struct rep_job *job)
+{
+	struct cfail *f = calloc(job->procs.n + 1, sizeof(*f));
+	size_t n = 0;
+	if (f == NULL)
+		abort();
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		/* A child forked after its parent's cuInit fails in CUDA
+		 * because of the fork: fork_after_cuda_init says so. */
+		if (p->cuda_inherited && p->nexec == 0)
+			continue;
+		int64_t r = p->cuda_init.result;
+		bool failed = p->ph[HT_PHASE_CUDA_INIT].errored || (r != REP_UNKNOWN && r != 0);
+		int64_t drv = driver_of(p), rt = runtime_of(p);
+		bool old = drv != REP_UNKNOWN && rt != REP_UNKNOWN && drv > 0 && drv < rt;
+		if (p->cuda_init.stub == 1 || r == CUDA_ERROR_STUB_LIBRARY)
+			f[n++] = (struct cfail){ p, 0 };
+		else if (r == CUDA_ERROR_INSUFFICIENT_DRIVER || old)
+			f[n++] = (struct cfail){ p, 1 };
+		else if (failed)
+			f[n++] = (struct cfail){ p, 2 };
+	}
+	rep_sort(f, n, sizeof(*f), cmp_cfail);
+	static const enum ht_verdict_code codes[] = { HT_VERDICT_STUB_DRIVER, HT_VERDICT_DRIVER_TOO_OLD,
+						      HT_VERDICT_CUDA_INIT_FAILED };
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && f[j].kind == f[i].kind &&
+		       (f[i].kind != 2 || f[j].p->cuda_init.result == f[i].p->cuda_init.result))
+			j++;
+		struct rep_proc *p = f[i].p;
+		bool failed = false;
+		struct rep_host *hosts[8];
+		size_t nh = 0;
+		for (size_t k = i; k < j; k++) {
+			struct rep_proc *q = f[k].p;
+			failed |= q->ph[HT_PHASE_CUDA_INIT].errored ||
+				  (q->cuda_init.result != REP_UNKNOWN && q->cuda_init.result != 0) ||
+				  rep_waited(ht_rep_main_of(q)) || ht_rep_main_of(q)->failed;
+		}
+		struct rep_verdict *v = ht_rep_verdict_new(job, codes[f[i].kind],
+							   failed ? REP_ERROR : REP_WARNING);
+		for (size_t k = i; k < j; k++) {
+			struct rep_proc *q = f[k].p;
+			ht_rep_blame(job, v, q);
+			ht_rep_hosts_add(hosts, &nh, 8, q->h);
+			if (k < i + 3) {
+				const struct rep_loc *l = rep_has_loc(&q->cuda_init.loc) ? &q->cuda_init.loc :
+							  &q->ph[HT_PHASE_CUDA_INIT].end;
+				if (!rep_has_loc(l))
+					l = &q->ver[REP_VER_DRIVER].loc;
+				ht_rep_verdict_evidence(job, v, l, NULL);
+			}
+			double t = q->ph[HT_PHASE_CUDA_INIT].begun ? q->ph[HT_PHASE_CUDA_INIT].ts : q->ts0;
+			if (t < v->t)
+				v->t = t;
+		}
+		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
+		const char *who = v->nranks > 0 ? ht_rep_ranks_phrase(job, v->ranks, v->nranks) :
+			ht_rep_who(job, p);
+		const char *hp = ht_rep_hosts_phrase(job, hosts, nh);
+		if (f[i].kind == 0) {
+			v->summary = ht_rep_printf(&job->a, "%s (%s) loaded the CUDA toolkit's stub "
+						   "libcuda (%s), not the driver: cuInit fails with "
+						   "CUDA_ERROR_STUB_LIBRARY", who, hp,
+						   p->cuda_init.libcuda != NULL ? p->cuda_init.libcuda : "?");
+			v->advice = "Remove the toolkit's stubs folder (.../cuda/lib64/stubs, "
+				    ".../targets/*/lib/stubs) from LD_LIBRARY_PATH and the ld cache: it is "
+				    "for linking only. The driver's libcuda.so.1 must be the one loaded.";
+		} else if (f[i].kind == 1) {
+			v->summary = ht_rep_printf(&job->a, "%s (%s): the driver (CUDA %s) is older "
+						   "than the CUDA runtime needs (%s)%s", who, hp,
+						   ht_rep_cuda_version(job, driver_of(p)),
+						   ht_rep_cuda_version(job, runtime_of(p)),
+						   p->cuda_init.result == CUDA_ERROR_INSUFFICIENT_DRIVER ?
+						   ": CUDA_ERROR_INSUFFICIENT_DRIVER" : "");
+			v->advice = "Upgrade the driver on that host, install the cuda-compat package "
+				    "matching the runtime (data-center GPUs), or use a framework build "
+				    "for the CUDA version the driver supports.";
+		} else {
+			int64_t r = p->cuda_init.result;
+			v->summary = ht_rep_printf(&job->a, "cuInit failed on %s (%s): %s%s", who, hp,
+						   p->cuda_init.error != NULL ? p->cuda_init.error :
+						   "an error",
+						   r != REP_UNKNOWN ? ht_rep_printf(&job->a, " (%lld)",
+										 (long long)r) : "");
+			v->advice = cuda_advice(r);
+		}
+		i = j;
+	}
+	free(f);
+}
+
+/* ---- devices per host ------------------------------------------------------------------ */
+
+/* The GPU a rank bound, as comparable text: UUID, PCI bus id, or the
+ * ordinal when every GPU is visible. NULL when it cannot be told. */
+static const char *gpu_of(struct rep_job *job, const struct rep_proc *p)
+{
+	if (!p->device.have)
+		return NULL;
+	if (p->device.uuid != NULL)
+		return p->device.uuid;
+	if (p->device.pci != NULL)
+		return p->device.pci;
+	const char *vis = p->device.visible != NULL ? p->device.visible : p->cvd;
+	if (vis == NULL && p->device.ordinal != REP_UNKNOWN)
+		return ht_rep_printf(&job->a, "ordinal %lld", (long long)p->device.ordinal);
+	return NULL;
+}
+
+static const char *vis_of(const struct rep_proc *p)
+{
+	return p->device.visible != NULL ? p->device.visible : p->cvd;
+}
+
+/* The CUDA_VISIBLE_DEVICES every rank of h shares (one list for all), or
+ * NULL when some differ or none is set. */
+static const char *shared_vis(const struct rep_host *h)
+{
+	const char *common = NULL;
+	for (size_t i = 0; i < h->mains.n; i++) {
+		const char *v = vis_of(h->mains.v[i]);
+		if (v == NULL || (common != NULL && strcmp(common, v) != 0))
+			return NULL;
+		common = v;
+	}
+	return common;
+}
+
+/* Entries of a CUDA_VISIBLE_DEVICES list CUDA accepts (up to the first
+ * it rejects: "-1", an empty item). */
+static int64_t vis_len(const char *list)
+{
+	int64_t n = 0;
+	for (const char *s = list; *s != '\0';) {
+		while (*s == ' ')
+			s++;
+		if (*s == ',' || *s == '\0' || *s == '-')
+			break;
+		n++;
+		const char *e = strchr(s, ',');
+		if (e == NULL)
+			break;
+		s = e + 1;
+	}
+	return n;
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+	const char *const *x = a, *const *y = b;
+	int c = strcmp(x[0], y[0]);
+	if (c != 0)
+		return c;
+	const struct rep_proc *p = (const void *)x[1], *q = (const void *)y[1];
+	return p->rank < q->rank ? -1 : p->rank > q->rank;
+}
+
+static bool hurt(const struct rep_proc *p)
+{
+	return rep_waited(p) || p->failed;
+}
+
+static void duplicate_gpu(struct rep_job *job)
+{
+	for (size_t hi = 0; hi < job->nhosts; hi++) {
+		struct rep_host *h = job->hosts[hi];
+		size_t n = 0;
+		const char *(*g)[2] = calloc(h->mains.n + 1, sizeof(*g));
+		if (g == NULL)
+			abort();
+		for (size_t i = 0; i < h->mains.n; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			const char *id = gpu_of(job, p);
+			if (id != NULL) {
+				g[n][0] = id;
+				g[n][1] = (const char *)p;
+				n++;
+			}
+		}
+		rep_sort(g, n, sizeof(*g), cmp_gpu);
+		struct rep_verdict *v = NULL;
+		const char *first_gpu = NULL;
+		int64_t owner = -1;
+		bool sev_err = false;
+		for (size_t i = 0; i < n;) {
+			size_t j = i;
+			while (j < n && strcmp(g[j][0], g[i][0]) == 0)
+				j++;
+			if (j - i >= 2) {
+				if (v == NULL) {
+					v = ht_rep_verdict_new(job, HT_VERDICT_DUPLICATE_GPU, REP_WARNING);
+					first_gpu = g[i][0];
+					owner = ((struct rep_proc *)(void *)g[i][1])->rank;
+				}
+				for (size_t k = i; k < j; k++) {
+					struct rep_proc *p = (void *)g[k][1];
+					sev_err |= hurt(p);
+					if (v->nevidence < 4)
+						ht_rep_verdict_evidence(job, v, &p->device.loc, NULL);
+					if (p->ph[HT_PHASE_DEVICE].ts < v->t)
+						v->t = p->ph[HT_PHASE_DEVICE].ts;
+				}
+				/* The first holder keeps it; the others are blamed. */
+				for (size_t k = i + 1; k < j; k++)
+					ht_rep_verdict_rank(job, v, ((struct rep_proc *)(void *)g[k][1])->rank);
+			}
+			i = j;
+		}
+		free(g);
+		if (v == NULL)
+			continue;
+		if (sev_err)
+			v->sev = REP_ERROR;
+		for (size_t i = 0; i < h->mains.n; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			if (ht_rep_verdict_has(v, p->rank) && v->sev == REP_ERROR)
+				p->blamed = true;
+		}
+		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
+		v->summary = ht_rep_printf(&job->a, "%s on host %s bound a GPU another rank of that "
+					   "host also bound (e.g. %s, also rank %lld's)",
+					   ht_rep_ranks_phrase(job, v->ranks, v->nranks), h->name,
+					   first_gpu, (long long)owner);
+		v->advice = "Each rank needs its own GPU: select it by the local rank before any CUDA "
+			    "work and before init (torch.cuda.set_device(LOCAL_RANK), "
+			    "device_ids=[LOCAL_RANK]), not by the global rank and not the default "
+			    "device 0; with a CUDA_VISIBLE_DEVICES per rank, make the values differ.";
+	}
+}
+
+static int64_t visible_count(const struct rep_proc *p)
+{
+	return p->device.count != REP_UNKNOWN ? p->device.count : p->cuda_count;
+}
+
+static void too_many_local_ranks(struct rep_job *job)
+{
+	for (size_t hi = 0; hi < job->nhosts; hi++) {
+		struct rep_host *h = job->hosts[hi];
+		int64_t gpus = -1;
+		bool masked = false;
+		/* One CUDA_VISIBLE_DEVICES for every rank of the host: the GPUs
+		 * they all see are its entries. */
+		const char *shared = shared_vis(h);
+		if (shared != NULL)
+			gpus = vis_len(shared);
+		for (size_t i = 0; i < h->mains.n && shared == NULL; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			if (vis_of(p) != NULL) {
+				masked = true;
+				continue;
+			}
+			if (visible_count(p) != REP_UNKNOWN && visible_count(p) > gpus)
+				gpus = visible_count(p);
+		}
+		if (masked || gpus < 0 || (int64_t)h->mains.n <= gpus)
+			continue;
+		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_TOO_MANY_LOCAL_RANKS,
+							   REP_WARNING);
+		bool err = false;
+		for (size_t i = 0; i < h->mains.n; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			int64_t lr = p->local_rank != REP_UNKNOWN ? p->local_rank : (int64_t)i;
+			if (lr < gpus)
+				continue;
+			ht_rep_verdict_rank(job, v, p->rank);
+			err |= hurt(p);
+			if (v->nevidence < 3) {
+				if (p->device.have)
+					ht_rep_verdict_evidence(job, v, &p->device.loc, NULL);
+				for (size_t k = 0; k < p->ncerr; k++)
+					if (p->cerr[k].result == CUDA_ERROR_INVALID_DEVICE)
+						ht_rep_verdict_evidence(job, v, &p->cerr[k].loc, NULL);
+			}
+			if (p->ts0 < v->t)
+				v->t = p->ts0;
+		}
+		if (err || job->stuck)
+			v->sev = REP_ERROR;
+		for (size_t i = 0; i < h->mains.n && v->sev == REP_ERROR; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			if (ht_rep_verdict_has(v, p->rank))
+				p->blamed = true;
+		}
+		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
+		v->summary = ht_rep_printf(&job->a, "host %s runs %zu ranks but they see %lld GPU%s%s: "
+					   "%s %s no GPU of %s own", h->name, h->mains.n, (long long)gpus,
+					   gpus == 1 ? "" : "s", shared != NULL ?
+					   ht_rep_printf(&job->a, " (CUDA_VISIBLE_DEVICES=%s)", shared) : "",
+					   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
+					   v->nranks == 1 ? "has" : "have", v->nranks == 1 ? "its" : "their");
+		v->advice = "Run as many ranks per host as it has GPUs (--nproc-per-node, "
+			    "--ntasks-per-node, --gpus-per-task=1), or give the host the GPUs the "
+			    "job expects.";
+	}
+}
+
+/* Entry k of a CUDA_VISIBLE_DEVICES list, as text, or NULL past its end.
+ * Parsing stops at the first entry CUDA would reject ("-1", garbage). */
+static const char *vis_entry(struct rep_job *job, const char *list, int64_t k, size_t *n)
+{
+	const char *r = NULL;
+	size_t count = 0;
+	const char *s = list;
+	while (*s != '\0') {
+		const char *e = strchr(s, ',');
+		size_t len = e != NULL ? (size_t)(e - s) : strlen(s);
+		while (len > 0 && s[0] == ' ') {
+			s++;
+			len--;
+		}
+		if (len == 0 || s[0] == '-')
+			break;
+		if ((int64_t)count == k)
+			r = ht_rep_strndup(&job->a, s, len);
+		count++;
+		if (e == NULL)
+			break;
+		s = e + 1;
+	}
+	*n = count;
+	return r;
+}
+
+static void visible_devices(struct rep_job *job)
+{
+	for (size_t hi = 0; hi < job->nhosts; hi++) {
+		struct rep_host *h = job->hosts[hi];
+		size_t set = 0, unset = 0, with_gpu = 0;
+		for (size_t i = 0; i < h->mains.n; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			if (vis_of(p) != NULL)
+				set++;
+			else
+				unset++;
+			with_gpu += visible_count(p) != REP_UNKNOWN && visible_count(p) > 0;
+		}
+		/* One list for all: consistent; too many ranks for it is
+		 * too_many_local_ranks, two on one GPU duplicate_gpu. */
+		if (set == 0 || shared_vis(h) != NULL)
+			continue;
+		struct rep_verdict *v = NULL;
+		bool err = false;
+		const char *why = NULL;
+		const char **phys = calloc(h->mains.n + 1, sizeof(*phys));
+		if (phys == NULL)
+			abort();
+		for (size_t i = 0; i < h->mains.n; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			const char *vis = vis_of(p);
+			if (vis == NULL)
+				continue;
+			size_t n = 0;
+			int64_t ord = p->device.ordinal != REP_UNKNOWN ? p->device.ordinal : 0;
+			const char *e = vis_entry(job, vis, ord, &n);
+			bool bad = false;
+			const char *what = NULL;
+			if (n == 0 || (visible_count(p) == 0 && with_gpu > 0)) {
+				bad = true;
+				what = ht_rep_printf(&job->a, "rank %lld's CUDA_VISIBLE_DEVICES=\"%s\" "
+						     "leaves it no GPU", (long long)p->rank, vis);
+			} else if (e == NULL && p->device.ordinal != REP_UNKNOWN) {
+				bad = true;
+				what = ht_rep_printf(&job->a, "rank %lld uses device %lld of "
+						     "CUDA_VISIBLE_DEVICES=\"%s\", which lists %zu",
+						     (long long)p->rank, (long long)ord, vis, n);
+			} else if (!p->device.have && p->device.ordinal == REP_UNKNOWN && p->failed &&
+				   p->ph[HT_PHASE_CUDA_INIT].begun && p->local_rank != REP_UNKNOWN &&
+				   p->local_rank >= (int64_t)n) {
+				/* It failed after cuInit without binding a GPU:
+				 * set_device(LOCAL_RANK) past its own list (the
+				 * runtime refuses the ordinal before any driver
+				 * call the library sees). */
+				bad = true;
+				what = ht_rep_printf(&job->a, "rank %lld failed before binding a GPU: as "
+						     "local rank %lld it asks for device %lld of "
+						     "CUDA_VISIBLE_DEVICES=\"%s\", which lists %zu",
+						     (long long)p->rank, (long long)p->local_rank,
+						     (long long)p->local_rank, vis, n);
+			} else if (e != NULL && (p->device.have || n == 1)) {
+				for (size_t k = 0; k < i && !bad; k++)
+					if (phys[k] != NULL && strcmp(phys[k], e) == 0) {
+						bad = true;
+						what = ht_rep_printf(&job->a, "CUDA_VISIBLE_DEVICES gives ranks "
+								     "%lld and %lld of host %s the same "
+								     "GPU (%s)",
+								     (long long)((struct rep_proc *)h->mains.v[k])->rank,
+								     (long long)p->rank, h->name, e);
+					}
+				phys[i] = e;
+			}
+			if (!bad)
+				continue;
+			if (v == NULL) {
+				v = ht_rep_verdict_new(job, HT_VERDICT_VISIBLE_DEVICES_INCONSISTENT,
+						       REP_WARNING);
+				why = what;
+			}
+			ht_rep_verdict_rank(job, v, p->rank);
+			err |= hurt(p);
+			if (v->nevidence < 4) {
+				if (p->device.have)
+					ht_rep_verdict_evidence(job, v, &p->device.loc, NULL);
+				else
+					ht_rep_verdict_note(job, v, "%s: CUDA_VISIBLE_DEVICES=%s for rank %lld",
+							    job->files[p->file].name, vis,
+							    (long long)p->rank);
+			}
+			if (p->ts0 < v->t)
+				v->t = p->ts0;
+		}
+		free(phys);
+		if (v == NULL && unset > 0 && set > 0) {
+			v = ht_rep_verdict_new(job, HT_VERDICT_VISIBLE_DEVICES_INCONSISTENT, REP_WARNING);
+			why = ht_rep_printf(&job->a, "on host %s, %zu rank%s set CUDA_VISIBLE_DEVICES and "
+					    "%zu do not", h->name, set, set == 1 ? "" : "s", unset);
+			for (size_t i = 0; i < h->mains.n; i++) {
+				struct rep_proc *p = h->mains.v[i];
+				if (vis_of(p) == NULL)
+					ht_rep_verdict_rank(job, v, p->rank);
+			}
+		}
+		if (v == NULL)
+			continue;
+		if (err)
+			v->sev = REP_ERROR;
+		for (size_t i = 0; i < h->mains.n && err; i++) {
+			struct rep_proc *p = h->mains.v[i];
+			if (ht_rep_verdict_has(v, p->rank))
+				p->blamed = true;
+		}
+		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
+		v->summary = v->nranks > 1 && unset == 0 ?
+			ht_rep_printf(&job->a, "%s on host %s: CUDA_VISIBLE_DEVICES and the device "
+				      "used do not fit (e.g. %s)",
+				      ht_rep_ranks_phrase(job, v->ranks, v->nranks), h->name, why) : why;
+		v->advice = "With one GPU per rank, CUDA_VISIBLE_DEVICES must differ per rank and name "
+			    "GPUs that exist (e.g. $SLURM_LOCALID or $LOCAL_RANK), and the rank then uses "
+			    "device 0; with all GPUs visible, pick the device by LOCAL_RANK. Setting both "
+			    "a per-rank CUDA_VISIBLE_DEVICES and set_device(LOCAL_RANK) skips GPUs.";
+	}
+}
+
+/* ---- fork ----------------------------------------------------------------------------- */
+
+static void fork_after_init(struct rep_job *job)
+{
+	struct rep_verdict *v = NULL;
+	bool err = false;
+	struct rep_proc *first = NULL;
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (!p->cuda_inherited || p->nexec > 0)
+			continue;
+		bool touched = p->cuda_after_fork || p->ncerr > 0 || p->ph[HT_PHASE_CUDA_INIT].begun;
+		bool hung = p->cuda_hung || p->stalled || p->end == REP_VANISHED;
+		if (!touched && !hung)
+			continue;
+		if (v == NULL) {
+			v = ht_rep_verdict_new(job, HT_VERDICT_FORK_AFTER_CUDA_INIT, REP_WARNING);
+			first = p;
+		}
+		err |= hung || p->ncerr > 0 || hurt(ht_rep_main_of(p));
+		ht_rep_blame(job, v, p);
+		if (v->nevidence < 4) {
+			if (p->parent != NULL && rep_has_loc(&p->parent->fork_cuda_loc))
+				ht_rep_verdict_evidence(job, v, &p->parent->fork_cuda_loc, NULL);
+			ht_rep_verdict_evidence(job, v, &p->hdr, (const char *const[]){ "pid", "ppid",
+						"rank", "fork_parent", "cuda_inherited", NULL });
+			if (rep_has_loc(&p->cuda_fork_loc))
+				ht_rep_verdict_evidence(job, v, &p->cuda_fork_loc, NULL);
+			else if (p->ncerr > 0)
+				ht_rep_verdict_evidence(job, v, &p->cerr[0].loc, NULL);
+		}
+		if (p->ts0 < v->t)
+			v->t = p->ts0;
+	}
+	if (v == NULL)
+		return;
+	if (err) {
+		v->sev = REP_ERROR;
+		for (size_t i = 0; i < job->mains.n; i++) {
+			struct rep_proc *p = job->mains.v[i];
+			if (ht_rep_verdict_has(v, p->rank))
+				p->blamed = true;
+		}
+	}
+	v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
+	const char *did = first->cuda_hung || first->stalled ? "hangs in CUDA" :
+			  first->end == REP_VANISHED ? "vanished" :
+			  first->ncerr > 0 ? ht_rep_printf(&job->a, "got %s from %s",
+							  first->cerr[0].error != NULL ?
+							  first->cerr[0].error : "an error",
+							  first->cerr[0].fn != NULL ? first->cerr[0].fn : "CUDA") :
+			  "called CUDA";
+	v->summary = ht_rep_printf(&job->a, "%s forked a child after CUDA was initialised, and "
+				   "the child (pid %lld on %s) %s",
+				   v->nranks > 0 ? ht_rep_ranks_phrase(job, v->ranks, v->nranks) :
+				   "a process", (long long)first->pid, first->host, did);
+	v->advice = "CUDA cannot be used in a process forked after its parent initialised CUDA. "
+		    "Start workers with 'spawn' or 'forkserver' (multiprocessing.set_start_method, "
+		    "DataLoader(multiprocessing_context='spawn')), or keep CUDA out of the parent "
+		    "until the workers exist and out of Dataset code.";
+}
+
+/* ---- versions ------------------------------------------------------------------------- */
+
+static int64_t version_of(const struct rep_proc *p, int k)
+{
+	if (k == REP_VER_DRIVER)
+		return driver_of(p);
+	if (k == REP_VER_RUNTIME)
+		return runtime_of(p);
+	return p->ver[REP_VER_NCCL].value;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void version_mismatch(struct rep_job *job)
+{
+	static const char *const what[] = { "CUDA driver", "CUDA runtime", "NCCL" };
+	int64_t *vals = malloc((job->mains.n + 1) * sizeof(*vals));
+	if (vals == NULL)
+		abort();
+	for (int k = 0; k < REP_VER_COUNT; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < job->mains.n; i++) {
+			int64_t x = version_of(job->mains.v[i], k);
+			if (x != REP_UNKNOWN && x > 0)
+				vals[n++] = x;
+		}
+		rep_sort(vals, n, sizeof(*vals), cmp_i64);
+		int64_t major = -1, other = -1;
+		size_t best = 0, distinct = 0;
+		for (size_t i = 0; i < n;) {
+			size_t j = i;
+			while (j < n && vals[j] == vals[i])
+				j++;
+			distinct++;
+			if (j - i > best) {
+				best = j - i;
+				major = vals[i];
+			}
+			i = j;
+		}
+		/* On a tie the lowest rank's version is the reference. */
+		for (size_t r = 0; r < job->mains.n; r++) {
+			int64_t x = version_of(job->mains.v[r], k);
+			if (x == REP_UNKNOWN || x <= 0)
+				continue;
+			size_t c = 0;
+			for (size_t i = 0; i < n; i++)
+				c += vals[i] == x;
+			if (c == best)
+				major = x;
+			break;
+		}
+		for (size_t i = 0; i < job->mains.n && distinct >= 2; i++) {
+			int64_t x = version_of(job->mains.v[i], k);
+			if (x != REP_UNKNOWN && x > 0 && x != major) {
+				other = x;
+				break;
+			}
+		}
+		if (distinct < 2)
+			continue;
+		/* NCCL differences hang init; the others are a risk unless ranks wait. */
+		bool in_nccl = false;
+		for (size_t i = 0; i < job->mains.n; i++) {
+			struct rep_proc *p = job->mains.v[i];
+			in_nccl |= rep_waited(p) && p->cur_phase >= HT_PHASE_NCCL_INIT;
+		}
+		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_VERSION_MISMATCH,
+							   k == REP_VER_NCCL && in_nccl ? REP_ERROR :
+							   REP_WARNING);
+		struct rep_host *hosts[8];
+		size_t nh = 0;
+		for (size_t i = 0; i < job->mains.n; i++) {
+			struct rep_proc *p = job->mains.v[i];
+			int64_t x = version_of(p, k);
+			if (x == REP_UNKNOWN || x <= 0 || x == major)
+				continue;
+			ht_rep_blame(job, v, p);
+			ht_rep_hosts_add(hosts, &nh, 8, p->h);
+			if (v->nevidence < 2) {
+				const struct rep_loc *l = &p->ver[k].loc;
+				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init.loc, NULL);
+			}
+		}
+		for (size_t i = 0; i < job->mains.n; i++) {
+			struct rep_proc *p = job->mains.v[i];
+			if (version_of(p, k) == major) {
+				const struct rep_loc *l = &p->ver[k].loc;
+				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init.loc, NULL);
+				break;
+			}
+		}
+		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
+		const char *(*fmt)(struct rep_job *, int64_t) = k == REP_VER_NCCL ? ht_rep_nccl_version :
+								ht_rep_cuda_version;
+		v->summary = ht_rep_printf(&job->a, "%s %s on %s (%s), %s on the other %zu rank%s%s",
+					   what[k], fmt(job, other),
+					   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
+					   ht_rep_hosts_phrase(job, hosts, nh), fmt(job, major), best,
+					   best == 1 ? "" : "s",
+					   distinct > 2 ? ht_rep_printf(&job->a, " (%zu versions in all)",
+									 distinct) : "");
+		v->advice = k == REP_VER_NCCL ?
+			"Every rank must load the same NCCL: mixed versions can hang or fail in init. "
+			"Check which libnccl each host loads (the provider path), the container image, "
+			"LD_LIBRARY_PATH, and pip's nvidia-nccl package against the system one." :
+			k == REP_VER_RUNTIME ?
+			"Ranks run different CUDA runtimes: some hosts use another environment or "
+			"image. Use one software stack on every node." :
+			"The hosts have different drivers: usually harmless, but a host with an older "
+			"driver may lack what the runtime needs. Align the driver versions.";
+	}
+	free(vals);
+}
+
+void ht_rep_rules_gpu(struct rep_job *job)
+{
+	cuda_init(job);
+	duplicate_gpu(job);
+	visible_devices(job);
+	too_many_local_ranks(job);
+	fork_after_init(job);
+	version_mismatch(job);
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.h: the report's memory (util.c): a bump arena that holds what a
+ * report reads until it is freed, a pointer vector, a growable string, and
+ * small helpers every stage uses.
+ */
+#ifndef HT_REP_UTIL_H
+#define HT_REP_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define REP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* qsort that accepts an empty (NULL) array. */
+static inline void rep_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* A bump allocator: everything a report reads lives until ht_rep_job_free. */
+struct rep_arena {
+	struct rep_chunk *head;
+	size_t used, cap;
+	struct rep_intern *intern;	/* strings kept once, when set (ht_rep_intern_on) */
+};
+
+void *ht_rep_alloc(struct rep_arena *a, size_t n);	/* zeroed; aborts on ENOMEM */
+char *ht_rep_strdup(struct rep_arena *a, const char *s);	/* NULL -> NULL */
+char *ht_rep_strndup(struct rep_arena *a, const char *s, size_t n);
+/* The same text as one string of the arena for every caller (read-only):
+ * the fields that repeat across thousands of records (host, boot id,
+ * launcher, roles, results) are stored once. A plain copy unless
+ * ht_rep_intern_on was called on a. */
+const char *ht_rep_intern(struct rep_arena *a, const char *s, size_t n);
+void ht_rep_intern_on(struct rep_arena *a);
+/* Drops the table (the strings stay in the arena). */
+void ht_rep_intern_off(struct rep_arena *a);
+char *ht_rep_printf(struct rep_arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ht_rep_arena_free(struct rep_arena *a);
+/* Appends b's chunks to a (b is left empty). */
+void ht_rep_arena_take(struct rep_arena *a, struct rep_arena *b);
+
+/* A growable array of pointers. */
+struct rep_vec {
+	void **v;
+	size_t n, cap;
+};
+void ht_rep_vec_push(struct rep_vec *v, void *p);
+void ht_rep_vec_free(struct rep_vec *v);
+
+/* A growable string (malloc'd); s is always NUL-terminated once used. */
+struct rep_buf {
+	char *s;
+	size_t n, cap;
+};
+void ht_rep_buf_add(struct rep_buf *b, const char *s);
+void ht_rep_buf_addn(struct rep_buf *b, const char *s, size_t n);
+void ht_rep_buf_printf(struct rep_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ht_rep_buf_free(struct rep_buf *b);
+
+/* The length of s cut to at most n bytes without splitting a UTF-8
+ * character (s is at least n bytes long). */
+static inline size_t rep_utf8_cut(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+#endif

@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""torch_job.py MODE...: one rank of a small PyTorch gloo job (RANK,
+WORLD_SIZE, MASTER_ADDR, MASTER_PORT in the environment, init_method
+env://), broken in one of the ways tests/e2e/jobs.sh reports on. Each
+MODE word is a step, in order:
+
+  ok              init_process_group, all_reduce, barrier, destroy
+  init            init_process_group only
+  ckpt SECS       sit in load_checkpoint() for SECS seconds first
+  sleep SECS      sleep SECS seconds (not in a barrier: a rank that never
+                  reaches it)
+  barrier         dist.barrier()
+  monitored SECS  dist.monitored_barrier(timeout=SECS)
+  helper          run `which hipcc | xargs readlink -f` (exits 1 where
+                  hipcc is missing), as torch.utils.cpp_extension does
+  raise           raise RuntimeError
+
+STORE_TIMEOUT (seconds, default 60) bounds init_process_group."""
+import datetime
+import os
+import subprocess
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+
+def load_checkpoint(secs):
+    print("rank %s loading checkpoint" % os.environ["RANK"], flush=True)
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        time.sleep(0.1)
+
+
+def main():
+    args = sys.argv[1:]
+    rank = int(os.environ["RANK"])
+    timeout = datetime.timedelta(seconds=float(os.environ.get("STORE_TIMEOUT", "60")))
+    while args:
+        step = args.pop(0)
+        if step == "ok":
+            dist.init_process_group("gloo", timeout=timeout)
+            t = torch.tensor([rank + 1.0])
+            dist.all_reduce(t)
+            dist.barrier()
+            dist.destroy_process_group()
+        elif step == "init":
+            dist.init_process_group("gloo", timeout=timeout)
+        elif step == "ckpt":
+            load_checkpoint(float(args.pop(0)))
+        elif step == "sleep":
+            time.sleep(float(args.pop(0)))
+        elif step == "barrier":
+            dist.barrier()
+        elif step == "monitored":
+            dist.monitored_barrier(timeout=datetime.timedelta(seconds=float(args.pop(0))))
+        elif step == "helper":
+            r = subprocess.run("which hipcc | xargs readlink -f", shell=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            print("rank %d: helper exited %d" % (rank, r.returncode), flush=True)
+        elif step == "raise":
+            raise RuntimeError("rank %d: bad configuration" % rank)
+        else:
+            raise SystemExit("torch_job.py: unknown step %r" % step)
+    print("rank %d done" % rank, flush=True)
+
+
+if __name__ == "__main__":
+    main()
