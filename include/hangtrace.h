@@ -57,7 +57,8 @@ enum ht_phase {
 	XX(THREAD, "thread")             \
 	XX(DUMP_END, "dump_end")         \
 	XX(WARNING, "warning")           \
-	XX(EXIT, "exit")
+	XX(EXIT, "exit")                 \
+	XX(BUILD_LOCK, "build_lock")
 
 enum ht_event_type {
 #define XX(id, name) HT_EV_##id,
