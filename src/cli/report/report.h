@@ -12,9 +12,11 @@
 #include "model/model.h"
 #include "model/ranges.h"
 #include "model/stacks.h"
+#include "model/workers.h"
 #include "out/evidence.h"
 #include "out/out.h"
 #include "read/read.h"
+#include "rules/dataloader.h"
 #include "rules/order.h"
 #include "rules/verdicts.h"
 

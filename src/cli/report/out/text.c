@@ -355,6 +355,7 @@ void ht_rep_text(struct rep_job *job, FILE *f, bool colour)
 	struct out o = { f, colour };
 	lead(job, &o);
 	summary(job, &o);
+	ht_rep_workers_text(job, f);
 	verdicts(job, &o);
 	stacks(job, &o);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/buildlock.h"
 #include "reader.h"
 
 #define MAX_CALLS 64
@@ -519,6 +520,9 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		break;
 	case HT_EV_EXIT:
 		on_exit_event(c, p, o, loc, ts);
+		break;
+	case HT_EV_BUILD_LOCK:
+		ht_rep__on_build_lock(c, p, o, loc, ts);
 		break;
 	default:
 		break;

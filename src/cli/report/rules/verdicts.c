@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "rules/dataloader.h"
 
 #define MAX_EVIDENCE 8
 #define MAX_STALL_VERDICTS 6	/* stack groups with a verdict each; the rest in one */
@@ -458,6 +459,8 @@ void ht_rep_verdicts(struct rep_job *job)
 	ht_rep_rules_net(job);
 	ht_rep_rules_gpu(job);
 	ht_rep_rules_nccl(job);
+	ht_rep_rules_dataloader(job);
+	ht_rep_rules_buildlock(job);
 	ht_rep_rules_stalled(job);
 	for (size_t i = 0; i < job->nverdicts; i++) {
 		struct rep_verdict *v = job->verdicts[i];
