@@ -187,7 +187,11 @@ static void judge(struct rep_job *job, struct rep_worker *w, const struct rep_pr
 {
 	struct rep_proc *q = w->p;
 	w->end_ts = NAN;
-	if (q->have_exit) {
+	/* Ended with its rank by a kill signal (a launcher giving up on a
+	 * hung job signals every process): judged by its dumps, as it was. */
+	bool with_rank = q->have_exit && kill_signal(q->exit_signal) && q->ndumps > 0 &&
+			 m->end == REP_SIGNALED && kill_signal(m->exit_signal);
+	if (q->have_exit && !with_rank) {
 		w->end_ts = q->exit_ts;
 		if (q->exit_signal != NULL) {
 			w->state = REP_WK_KILLED;
@@ -212,6 +216,8 @@ static void judge(struct rep_job *job, struct rep_worker *w, const struct rep_pr
 		w->bad_end = true;
 		return;
 	}
+	if (with_rank)
+		w->end_ts = q->exit_ts;
 	const struct rep_dump *last = q->last_dump, *first = first_dump(q);
 	if (last == NULL || !last->have_main || (last->npy == 0 && last->nframes == 0)) {
 		w->state = REP_WK_RUNNING;
@@ -268,9 +274,13 @@ void ht_rep_workers(struct rep_job *job)
 		ws->nbad += w->bad_end;
 		ws->nstuck += w->state == REP_WK_STUCK;
 	}
-	/* A rank waiting at its DataLoader waits on the stuck worker. */
+	/* A rank waiting at its DataLoader waits on the stuck worker; one
+	 * at a build lock, on the lock file. */
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *m = job->mains.v[i];
+		if (m->sig != NULL && m->sig->kind == HT_SIG_FILE_LOCK && m->blk != NULL &&
+		    m->blk->nlocks > 0 && m->waits_on != NULL)
+			m->waits_on = m->blk->locks[0].path;
 		if (m->workers == NULL || m->sig == NULL || m->sig->kind != HT_SIG_DATALOADER)
 			continue;
 		for (size_t k = 0; k < m->workers->n; k++) {
