@@ -8,6 +8,7 @@
 #ifndef HT_REPORT_H
 #define HT_REPORT_H
 
+#include "model/activity.h"
 #include "model/graph.h"
 #include "model/model.h"
 #include "model/ranges.h"

@@ -117,8 +117,9 @@ static const char *native_where(struct rep_job *job, const struct rep_dump *d, b
 		if (upto > 0 && i >= upto)
 			break;
 		const char *f = d->frames[i];
-		if (strncmp(f, "?? ", 3) == 0)
-			continue;
+		if (strncmp(f, "?? ", 3) == 0 || strstr(f, "(libhangtrace.so") != NULL ||
+		    strncmp(f, "__restore_rt ", 13) == 0)
+			continue;	/* unknown, or the dump's own signal frames */
 		const char *open = strstr(f, " (");
 		int n = open != NULL ? (int)(open - f) : (int)strlen(f);
 		ht_rep_buf_printf(&b, "%s%.*s", named++ > 0 ? " < " : "", n, f);
@@ -323,6 +324,31 @@ json_t *ht_rep_workers_json(const struct rep_proc *p)
 	return a;
 }
 
+#define TEXT_INDENT 22	/* "rank 1    pid 4101    " */
+#define TEXT_WIDTH 100
+
+/* Writes s from column indent, broken at spaces before width, then '\n'. */
+static void wrap_words(FILE *f, const char *s, int indent, int width)
+{
+	int col = indent;
+	while (*s != '\0') {
+		size_t n = strcspn(s, " ");
+		if (col > indent && col + 1 + (int)n > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)n, s);
+		col += (int)n;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	fputc('\n', f);
+}
+
 void ht_rep_workers_text(struct rep_job *job, FILE *f)
 {
 	bool any = false;
@@ -338,8 +364,8 @@ void ht_rep_workers_text(struct rep_job *job, FILE *f)
 			char who[64] = "";
 			if (k == 0)
 				snprintf(who, sizeof(who), "rank %lld", (long long)m->rank);
-			fprintf(f, "%-9s pid %-7lld %.170s\n", who, (long long)w->p->pid,
-				w->doing != NULL ? w->doing : "?");
+			fprintf(f, "%-9s pid %-7lld ", who, (long long)w->p->pid);
+			wrap_words(f, w->doing != NULL ? w->doing : "?", TEXT_INDENT, TEXT_WIDTH);
 		}
 	}
 }

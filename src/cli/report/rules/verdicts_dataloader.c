@@ -189,8 +189,8 @@ static void dataloader_stalled(struct rep_job *job)
 		const char *across = d0 != NULL && d1 != NULL && d0 != d1 ?
 				     ht_rep_printf(&job->a, "; the same stack in dumps %.0f s apart",
 						   d1->ts - d0->ts) : "; one dump of it";
-		v->summary = ht_rep_printf(&job->a, "rank %lld waits for a batch (%s) while its "
-					   "DataLoader worker pid %lld on %s is %s%s",
+		v->summary = ht_rep_printf(&job->a, "rank %lld is %s, and its DataLoader worker pid "
+					   "%lld on %s is %s%s",
 					   (long long)m->rank, m->sig->words, (long long)w->p->pid,
 					   m->host, w->doing, across);
 		if (d1 != NULL)
