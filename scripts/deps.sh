@@ -8,7 +8,7 @@
 set -u
 
 pkgs_build="gcc make pkg-config libc6-dev libunwind-dev check libsubunit-dev libjansson-dev"
-pkgs_test="python3 python3-torch openmpi-bin g++ iproute2 iptables procps strace ninja-build util-linux"
+pkgs_test="python3 python3-torch openmpi-bin g++ iproute2 iptables procps strace ninja-build util-linux python3-requests"
 pkgs_fuzz="afl++"
 
 status=0

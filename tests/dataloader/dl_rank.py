@@ -13,8 +13,8 @@ wait in a barrier. MODE (for the BAD_RANK; the others only join and wait):
   big         workers return 64 MiB tensors (through /dev/shm)
   ext NAME    torch.utils.cpp_extension.load(NAME, ...) of a one-function
               extension built under TORCH_EXTENSIONS_DIR
-  torch_load FILE / numpy_load FILE / urlopen URL   the activity, from a
-              file that is a FIFO nobody writes, or a server that stalls
+  torch_load FILE / numpy_load FILE / urlopen URL / requests URL   the
+              activity, from a FIFO nobody writes, or a server that never answers
 
 STORE_TIMEOUT (seconds, default 60) bounds init_process_group."""
 import datetime
@@ -96,6 +96,9 @@ def main():
         elif mode == "urlopen":
             import urllib.request
             urllib.request.urlopen(sys.argv[2], timeout=600).read()
+        elif mode == "requests":
+            import requests
+            requests.get(sys.argv[2], timeout=600)
         else:
             first_batch(mode)
     dist.barrier()
