@@ -40,6 +40,13 @@ first_screen live
 stop stale live
 
 LOCK=$T/ext/stale/htstale/lock
+check "the library's build_lock line: the lock file, 3 hours old, no builder" tq "$T/stale" "(
+[(l['via'], [x['path'] for x in l['locks']], l['builders']) for l in proc(rank=1).evs('build_lock')][-1]
+== ('TORCH_EXTENSIONS_DIR', ['$LOCK'], [])
+and 10700 < proc(rank=1).evs('build_lock')[-1]['locks'][0]['age'] < 12000)"
+check "the library's build_lock line of the live build: ninja or the compiler, below a rank" tq "$T/live" "(
+any(b['comm'] in ('ninja', 'c++', 'cc1plus') and b['age'] >= 0
+    for p in procs for l in p.evs('build_lock') for b in l['builders']))"
 expect "stale lock: build_lock_wait first, rank 1, the lock file and how to remove it" stale "
 rc == 1 and v0['code'] == 'build_lock_wait' and v0['ranks'] == [1] and v0['severity'] == 'error'
 and '$LOCK' in v0['summary'] and 'no build runs' in v0['summary']

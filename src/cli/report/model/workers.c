@@ -156,8 +156,8 @@ static bool is_worker(const struct rep_proc *q, const struct rep_proc *m)
 	if (!fork_child(q) || q->parent != m || !python_proc(m))
 		return false;
 	const struct rep_dump *d = q->last_dump;
-	if (d == NULL || (d->npy == 0 && d->nframes == 0))
-		return true;	/* not dumped: a fork child of a Python main */
+	if (d == NULL || d->npy == 0)
+		return true;	/* not dumped, or no Python frames: a fork child of a Python main */
 	if (loop_index(d) >= 0)
 		return true;
 	const struct ht_sig *s = ht_sig_match_stack((const char *const *)d->py, d->npy,
