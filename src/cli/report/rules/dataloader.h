@@ -13,6 +13,10 @@
 
 void ht_rep_rules_dataloader(struct rep_job *job);
 void ht_rep_rules_buildlock(struct rep_job *job);
+/* After every other rule: when a build runs and every error is an effect
+ * of ranks that build or wait for that build, those errors are warnings
+ * that follow from build_lock_wait (slow, not stuck). */
+void ht_rep_rules_buildlock_slow(struct rep_job *job);
 /* Marks the effect verdicts (role EFFECT: rank_exited, straggler, stalled)
  * already made about rank r as following from cause. */
 void ht_rep_follows(struct rep_job *job, int64_t r, const struct rep_verdict *cause);

@@ -10,7 +10,10 @@
  * never removed: every later load waits forever); one, and it is only slow.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "model/graph.h"
 
 #include "model/workers.h"
 #include "rules/dataloader.h"
@@ -96,6 +99,61 @@ static void build_lock_wait(struct rep_job *job, struct rep_proc *m)
 		ht_rep_verdict_evidence(job, v, &m->last_dump->loc, ht_rep_keep_stall);
 	if (!building)
 		ht_rep_follows(job, m->rank, v);
+}
+
+/* A rank that waits for a live build, or builds (its stack compiles). */
+static bool slow_for_build(const struct rep_proc *m)
+{
+	if (m == NULL || m->sig == NULL)
+		return false;
+	if (m->sig->kind == HT_SIG_COMPILE)
+		return true;
+	return m->sig->kind == HT_SIG_FILE_LOCK && m->blk != NULL && m->blk->nbuilders > 0;
+}
+
+void ht_rep_rules_buildlock_slow(struct rep_job *job)
+{
+	const struct rep_verdict *live = NULL;
+	for (size_t i = 0; i < job->nverdicts && live == NULL; i++)
+		if (job->verdicts[i]->code == HT_VERDICT_BUILD_LOCK_WAIT &&
+		    job->verdicts[i]->sev == REP_WARNING)
+			live = job->verdicts[i];
+	if (live == NULL || job->nby_rank == 0)
+		return;
+	/* Only when every error is an effect whose chain of waits ends at
+	 * ranks that build or wait for the build: a job that is slow, not
+	 * stuck. Any other error keeps every verdict as it is. */
+	size_t nbits = job->nby_rank;
+	uint8_t *bits = calloc(nbits / 8 + 1, 1);
+	if (bits == NULL)
+		abort();
+	bool all = true;
+	for (size_t i = 0; i < job->nverdicts && all; i++) {
+		const struct rep_verdict *v = job->verdicts[i];
+		if (v->sev != REP_ERROR)
+			continue;
+		if (!ht_rep_verdict_may_follow(v->code) || v->code == HT_VERDICT_RANK_EXITED ||
+		    v->nranks == 0) {
+			all = false;
+			break;
+		}
+		memset(bits, 0, nbits / 8 + 1);
+		ht_rep_roots_of(job, v->ranks, v->nranks, bits);
+		for (size_t r = 0; r < nbits && all; r++)
+			if (bits[r / 8] & (1u << (r % 8)))
+				all = slow_for_build(ht_rep_rank_main(job, (int64_t)r));
+	}
+	free(bits);
+	if (!all)
+		return;
+	for (size_t i = 0; i < job->nverdicts; i++) {
+		struct rep_verdict *v = job->verdicts[i];
+		if (v->sev != REP_ERROR)
+			continue;
+		v->sev = REP_WARNING;
+		if (v->because == NULL)
+			v->because = live;
+	}
 }
 
 void ht_rep_rules_buildlock(struct rep_job *job)
