@@ -127,6 +127,10 @@ START_TEST(test_build_lock_live)
 	ck_assert(v != NULL && v->sev == REP_WARNING);
 	HAS(v->summary, "pid 4300 ninja, for 36 s");
 	HAS(v->summary, "slow, not stuck");
+	/* The rank waiting for it is slow, not stuck: no error at all. */
+	ck_assert(!ht_rep_has_error(&job));
+	const struct rep_verdict *s = find(&job, HT_VERDICT_STRAGGLER);
+	ck_assert(s == NULL || (s->sev == REP_WARNING && s->because == v));
 	ht_rep_job_free(&job);
 }
 END_TEST
