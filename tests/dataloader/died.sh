@@ -7,7 +7,8 @@
 # whose /dev/shm is a 1 MiB tmpfs) dies of SIGBUS writing a 64 MiB batch.
 # The report: dataloader_worker_died first, naming rank 1, the worker's pid
 # and how it ended (with /dev/shm's size and free space for SIGBUS, and
-# shm_too_small after it); the ranks' rank_exited follow from it.
+# shm_too_small after it); the ranks' rank_exited follow from it. And the
+# same job whose workers do their work: no error.
 # limit: 120
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/e2e/e2e.inc"
@@ -17,11 +18,12 @@ SHM=1
 if ! unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm' 2>"$T/unshare.err"; then
 	SHM=0
 fi
+job healthy "$(free_port)" -- -- none
 job kill "$(free_port)" -- -- sigkill
 job exit1 "$(free_port)" -- -- exit1
 [ $SHM = 1 ] && job shm "$(free_port)" -- unshare -m sh -c \
 	'mount -t tmpfs -o size=1m tmpfs /dev/shm && exec "$@"' sh -- big
-cases="kill exit1"
+cases="healthy kill exit1"
 [ $SHM = 1 ] && cases="$cases shm"
 for c in $cases; do
 	finished 90 "$c" || echo "# $c: still running"
@@ -35,6 +37,9 @@ W="(lambda st: [w for w in R(1).get('workers', []) if w['state'] == st])"
 # the report helper's graph, not asserted here).
 FOLLOW="all(x['because'] == 'dataloader_worker_died' for x in v
             if x['code'] == 'rank_exited' and 1 in x['ranks'])"
+expect "a healthy job with DataLoader workers: no error, the workers exited 0" healthy "
+rc == 0 and not errors and len(R(1).get('workers', [])) == 2
+and all(w['state'] == 'exited' and w['exit'] == {'status': 0} for w in R(1)['workers'])"
 expect "worker SIGKILLed: dataloader_worker_died first, rank 1, its pid, no exit record" kill "
 rc == 1 and v0['code'] == 'dataloader_worker_died' and v0['ranks'] == [1]
 and len($W('vanished')) == 1 and str($W('vanished')[0]['pid']) in v0['summary']

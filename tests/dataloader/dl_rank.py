@@ -11,6 +11,7 @@ wait in a barrier. MODE (for the BAD_RANK; the others only join and wait):
   sigkill     worker 0 SIGKILLs itself in __getitem__
   exit1       worker 0 ends with os._exit(1) in __getitem__
   big         workers return 64 MiB tensors (through /dev/shm)
+  none        (or any other word) a first batch that comes
   ext NAME    torch.utils.cpp_extension.load(NAME, ...) of a one-function
               extension built under TORCH_EXTENSIONS_DIR
   torch_load FILE / numpy_load FILE / urlopen URL / requests URL   the

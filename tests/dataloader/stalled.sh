@@ -32,7 +32,7 @@ WK="R(1).get('workers', [])"
 expect "the workers are under rank 1, not ranks of their own" lock "
 sorted(r['rank'] for r in ranks) == [0, 1] and len($WK) == 2
 and not [x for x in v if x['code'] in ('duplicate_rank', 'rank_exited')]
-and all(w['exit'] is None and w['state'] in ('running', 'stuck', 'busy') for w in $WK)"
+and all(w['exit'] is None and w['state'] in ('running', 'stuck', 'busy', 'idle') for w in $WK)"
 "$HT" report "$T/lock" >"$T/lock.txt" 2>/dev/null
 check "the text shows the workers under rank 1" \
 	sh -c "grep -A2 '^WORKERS' '$T/lock.txt' | grep -q '^rank 1 *pid [0-9]'"

@@ -42,7 +42,7 @@ static bool rank_hurt(const struct rep_proc *m)
 	       (m->end == REP_EXITED && m->exit_status != 0) || m->end == REP_SIGNALED;
 }
 
-static const char *died_advice(const struct rep_worker *w, const struct rep_hostfacts *hf)
+static const char *died_advice(const struct rep_worker *w)
 {
 	const char *sig = w->p->exit_signal;
 	if (w->state == REP_WK_KILLED && sig != NULL && strcmp(sig, "SIGBUS") == 0)
@@ -51,7 +51,6 @@ static const char *died_advice(const struct rep_worker *w, const struct rep_host
 		       "Give the container more shared memory (docker run --shm-size=8g or "
 		       "--ipc=host; on Kubernetes an emptyDir with medium: Memory at /dev/shm), "
 		       "or lower num_workers, batch size or prefetch_factor.";
-	(void)hf;
 	if (w->state == REP_WK_VANISHED)
 		return "It was killed without a word: the OOM killer (look for 'Killed process' "
 		       "in dmesg or the node's journal), a cgroup memory limit, or a SIGKILL from "
@@ -127,7 +126,7 @@ static void worker_died(struct rep_job *job)
 			ht_rep_verdict_evidence(job, v, &m->exit_loc, NULL);
 		else if (m->last_dump != NULL)
 			ht_rep_verdict_evidence(job, v, &m->last_dump->loc, ht_rep_keep_stall);
-		v->advice = died_advice(w, hf);
+		v->advice = died_advice(w);
 		ht_rep_follows(job, m->rank, v);
 	}
 }
