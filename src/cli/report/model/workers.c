@@ -102,8 +102,12 @@ static const char *py_where(struct rep_job *job, const struct rep_dump *d)
  * innermost few that have a symbol. */
 static const char *native_where(struct rep_job *job, const struct rep_dump *d, bool *lock)
 {
-	uint32_t upto = 0;
-	for (uint32_t i = 0; i < d->nframes && i < 16; i++) {
+	uint32_t upto = 0, from = 0;
+	for (uint32_t i = 0; i < d->nframes && i < 16; i++)
+		if (strncmp(d->frames[i], "__restore_rt ", 13) == 0 ||
+		    strstr(d->frames[i], "(libhangtrace.so") != NULL)
+			from = i + 1;	/* up to here: the dump's own signal handler */
+	for (uint32_t i = from; i < d->nframes && i < from + 16; i++) {
 		const struct ht_sig *s = ht_sig_match_frame(d->frames[i], false);
 		if (s != NULL && s->kind == HT_SIG_LOCK) {
 			*lock = true;
@@ -113,7 +117,7 @@ static const char *native_where(struct rep_job *job, const struct rep_dump *d, b
 	}
 	struct rep_buf b = { 0 };
 	size_t named = 0;
-	for (uint32_t i = 0; i < d->nframes && named < NATIVE_FRAMES; i++) {
+	for (uint32_t i = from; i < d->nframes && named < NATIVE_FRAMES; i++) {
 		if (upto > 0 && i >= upto)
 			break;
 		const char *f = d->frames[i];
@@ -163,6 +167,21 @@ static bool is_worker(const struct rep_proc *q, const struct rep_proc *m)
 	const struct ht_sig *s = ht_sig_match_stack((const char *const *)d->py, d->npy,
 						    (const char *const *)d->frames, d->nframes);
 	return s != NULL && (s->kind == HT_SIG_QUEUE || s->kind == HT_SIG_DATALOADER);
+}
+
+/* The same place in two dumps: the same Python frames where both have
+ * them (a dump taken from a signal handler, on SIGTERM, adds the handler's
+ * native frames to the same place), else the same stack. */
+static bool same_place(const struct rep_dump *a, const struct rep_dump *b)
+{
+	if (a->npy == 0 || b->npy == 0)
+		return a->stack_hash == b->stack_hash;
+	if (a->npy != b->npy)
+		return false;
+	for (uint32_t i = 0; i < a->npy; i++)
+		if (strcmp(a->py[i], b->py[i]) != 0)
+			return false;
+	return true;
 }
 
 static bool kill_signal(const char *s)
@@ -238,7 +257,7 @@ static void judge(struct rep_job *job, struct rep_worker *w, const struct rep_pr
 	if (first == NULL || first == last)
 		w->state = REP_WK_BUSY;
 	else
-		w->state = first->stack_hash == last->stack_hash ? REP_WK_STUCK : REP_WK_WORKING;
+		w->state = same_place(first, last) ? REP_WK_STUCK : REP_WK_WORKING;
 	const char *what = w->sig != NULL && w->sig->kind != HT_SIG_WORKER ? w->sig->words : NULL;
 	const char *where = w->py_where != NULL ? w->py_where : w->native;
 	w->doing = ht_rep_printf(&job->a, "%s%s%s%s%s%s",
