@@ -31,6 +31,7 @@
 #define MAX_ENTRIES 512		/* directory entries looked at per folder */
 #define MAX_PROCS 32768		/* /proc entries looked at */
 #define MAX_TRACED 4096		/* traced pids of this host */
+#define MAX_TRACE_FILES (1 << 18)	/* entries of the trace folder looked at (all hosts') */
 #define MAX_BUILDERS 16
 #define MAX_DEPTH 32		/* parents followed from a builder */
 
@@ -165,7 +166,7 @@ static void list_traced(void)
 	int fd = open(dir[0] != '\0' ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	for (;;) {
+	for (size_t seen = 0; seen < MAX_TRACE_FILES;) {
 		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
 		if (r <= 0)
 			break;
@@ -173,6 +174,7 @@ static void list_traced(void)
 			struct dirent64 *d = (struct dirent64 *)(buf + off);
 			off += d->d_reclen;
 			const char *n = d->d_name;
+			seen++;
 			if (strncmp(n, ht_g.host, hl) != 0 || n[hl] != '.')
 				continue;
 			char num[24];
