@@ -59,7 +59,8 @@ enum ht_phase {
 	XX(WARNING, "warning")           \
 	XX(EXIT, "exit")                 \
 	XX(IB, "ib")                     \
-	XX(CHECK, "check")
+	XX(CHECK, "check")               \
+	XX(BUILD_LOCK, "build_lock")
 
 enum ht_event_type {
 #define XX(id, name) HT_EV_##id,

@@ -26,7 +26,8 @@
 	XX(CHECKPOINT, "checkpoint", 0)        \
 	XX(DOWNLOAD, "download", 0)            \
 	XX(COMPILE, "compile", 0)              \
-	XX(LOGGER, "logger", 0)
+	XX(LOGGER, "logger", 0)                \
+	XX(WORKER, "dataloader_worker", 0)
 
 enum ht_sig_kind {
 #define XX(id, name, wait) HT_SIG_##id,

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "buildlock.h"
 #include "clock.h"
 #include "common.h"
 #include "dump.h"
@@ -329,6 +330,8 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 	} else if (!watchdog) {
 		write_unanswered(&w, t->tid);
 	}
+	if (u != NULL && t->have_stat && t->st.state == 'D')
+		write_unanswered(&w, t->tid);	/* in I/O: where (an NFS wait...) */
 	/* Python frames need no signal: only the thread's pthread_t, known
 	 * from its answer, its in-flight slot, or as the main thread. */
 	uint64_t ident = thread_ident(t, u);
@@ -439,6 +442,7 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 		if (!t[i].answered && t[i].tid != ht_tls.tid)
 			unanswered++;
 	}
+	ht_buildlock_dump(py, npy);
 	write_end(&a, t0, nt, unanswered, py_status);
 	ht_arena_close(&a);
 }

@@ -188,7 +188,9 @@ class Proc:
         return self
 
     def dump(self, t, reason, phase, n, frames, py=None, cpu=1.0, io=100000, state="S",
-             calls=(), ring=(), total=None, phase_age=None, extra_threads=2, declared=None):
+             calls=(), ring=(), total=None, phase_age=None, extra_threads=2, declared=None,
+             name="python3", wchan=None, extra=()):
+        """extra: more threads, as (name, frames, python) of answered ones."""
         self.dumps += 1
         d = self.dumps
         more = {} if declared is None else {"declared": declared}
@@ -196,14 +198,26 @@ class Proc:
                   phase_age=phase_age if phase_age is not None else t, n=n, deadline=60.0,
                   age=t, calls=[{"name": c, "tid": self.pid, "age": t - 1.0} for c in calls],
                   **more)
-        th = {"dump": d, "tid": self.pid, "name": "python3", "main": True, "state": state,
-              "cpu": cpu, "answered": True,
-              "frames": ["ht__unwind_here (libhangtrace.so+0x9a1c)",
-                         "ht__on_dump_signal (libhangtrace.so+0x8f00)",
-                         "__restore_rt (libc.so.6+0x3c050)"] + list(frames)}
+        th = {"dump": d, "tid": self.pid, "name": name, "main": True, "state": state,
+              "cpu": cpu, "answered": wchan is None}
+        if wchan is None:
+            th["frames"] = ["ht__unwind_here (libhangtrace.so+0x9a1c)",
+                            "ht__on_dump_signal (libhangtrace.so+0x8f00)",
+                            "__restore_rt (libc.so.6+0x3c050)"] + list(frames)
+        else:	# in D state: it does not answer, /proc says where
+            th["wchan"] = wchan
+            th["syscall"] = "0 0x3 0x7f3a2c000b20 0x100000 0x0 0x0 0x0 0x7ffd3c1e2a08 0x7f3a4e51a1b2"
         if py is not None:
             th["python"] = list(py)
         self.line(t + 0.001, "thread", **th)
+        for k, (xname, xframes, xpy) in enumerate(extra):
+            x = {"dump": d, "tid": self.pid + 20 + k, "name": xname, "main": False,
+                 "state": "S", "cpu": 0.02, "answered": True,
+                 "frames": ["ht__unwind_here (libhangtrace.so+0x9a1c)",
+                            "__restore_rt (libc.so.6+0x3c050)"] + list(xframes)}
+            if xpy is not None:
+                x["python"] = list(xpy)
+            self.line(t + 0.0015, "thread", **x)
         for k in range(extra_threads):
             self.line(t + 0.002, "thread", dump=d, tid=self.pid + 10 + k, name="pt_worker",
                       main=False, state="S", cpu=0.01, answered=True,
@@ -216,7 +230,8 @@ class Proc:
         self.line(t + 0.003, "thread", dump=d, tid=self.pid + 1, name="hangtrace", main=False,
                   state="R", cpu=0.0, answered=False, hangtrace=True)
         return self.line(t + 0.004, "dump_end", tid=self.pid + 1, dump=d, dur=0.004,
-                         threads=3 + extra_threads, unanswered=0, unwinder="libunwind",
+                         threads=3 + extra_threads + len(extra),
+                         unanswered=0 if wchan is None else 1, unwinder="libunwind",
                          python="ok" if py is not None else None,
                          io={"rchar": io, "wchar": 4096, "syscr": 100, "syscw": 20,
                              "read_bytes": 0, "write_bytes": 0},
@@ -224,12 +239,13 @@ class Proc:
                          collectives_total=total if total is not None else len(ring))
 
     def stalls(self, t0, deadline, phase, frames, py=None, cpus=(1.0, 1.0, 1.0), ios=None,
-               state="S", calls=(), ring=(), count=3):
-        """The watchdog's dumps at 1, 2 and 4 times the deadline after t0."""
+               state="S", calls=(), ring=(), count=3, **kw):
+        """The watchdog's dumps at 1, 2 and 4 times the deadline after t0
+        (kw: more of dump's arguments)."""
         ios = ios or (100000,) * 3
         for i, k in enumerate((1, 2, 4)[:count]):
             self.dump(t0 + k * deadline, "timeout", phase, i + 1, frames, py, cpus[i], ios[i],
-                      state, calls, ring)
+                      state, calls, ring, **kw)
         return self
 
     def exit(self, t, status=None, signal=None, after_dump=None):
@@ -1338,6 +1354,109 @@ def failures_in_order(d):
         p.write(d)
 
 
+# ---- DataLoader workers and build locks (issue 14) ---------------------------------
+# Frames recorded on this project's machine: PyTorch 1.13 (Debian), CPython
+# 3.11; the worker's Python frames by faulthandler inside a real worker, its
+# native ones by gdb (return addresses less one, as the dump writes them),
+# the rest by the library's own dumps (tests/dataloader).
+
+TORCH = "/usr/lib/python3/dist-packages/torch"
+MP = "/usr/lib/python3.11/multiprocessing"
+MAIN_NATIVE_TAIL = ["PyEval_EvalCode (python3.11+0x5236ba)", "?? (python3.11+0x647d96)",
+                    "?? (python3.11+0x6456ee)", "?? (python3.11+0x65176f)",
+                    "_PyRun_SimpleFileObject (python3.11+0x6514ba)",
+                    "_PyRun_AnyFileObject (python3.11+0x6512e3)", "Py_RunMain (python3.11+0x65007e)",
+                    "Py_BytesMain (python3.11+0x627d36)", "?? (libc.so.6+0x27249)",
+                    "__libc_start_main (libc.so.6+0x27304)", "_start (python3.11+0x627bd0)"]
+DL_WAIT = ["poll (libc.so.6+0xfc26f)", "?? (python3.11+0x60a171)", "?? (python3.11+0x569a6a)",
+           "PyObject_Vectorcall (python3.11+0x53acbb)",
+           "_PyEval_EvalFrameDefault (python3.11+0x52b9df)", "?? (python3.11+0x5c3637)",
+           "?? (python3.11+0x5f701c)", "_PyEval_EvalFrameDefault (python3.11+0x52b7d1)"] + \
+    MAIN_NATIVE_TAIL
+QUEUE_GET_PY = ["select (/usr/lib/python3.11/selectors.py:415)",
+                "wait (%s/connection.py:930)" % MP, "_poll (%s/connection.py:423)" % MP,
+                "poll (%s/connection.py:256)" % MP, "get (%s/queues.py:113)" % MP]
+DL_WAIT_PY = QUEUE_GET_PY + [
+    "_try_get_data (%s/utils/data/dataloader.py:1120)" % TORCH,
+    "_get_data (%s/utils/data/dataloader.py:1282)" % TORCH,
+    "_next_data (%s/utils/data/dataloader.py:1316)" % TORCH,
+    "__next__ (%s/utils/data/dataloader.py:628)" % TORCH,
+    "first_batch (/work/train.py:66)", "main (/work/train.py:99)", "<module> (/work/train.py:105)"]
+GLOO_BARRIER = ["?? (libc.so.6+0x85f14)", "pthread_cond_wait (libc.so.6+0x885d7)",
+                "_ZN4c10d4Work4waitENSt6chrono8durationIlSt5ratioILl1ELl1000EEEE "
+                "(libtorch_cpu.so.1.13.0+0x44c2842)",
+                "?? (libtorch_python.so.1.13.0+0x9a9b4d)", "?? (libtorch_python.so.1.13.0+0x309a30)",
+                "?? (python3.11+0x547b95)", "_PyObject_MakeTpCall (python3.11+0x517fc2)",
+                "_PyEval_EvalFrameDefault (python3.11+0x52b9df)"] + MAIN_NATIVE_TAIL
+GLOO_BARRIER_PY = ["barrier (%s/distributed/distributed_c10d.py:3152)" % TORCH,
+                   "main (/work/train.py:100)", "<module> (/work/train.py:105)"]
+WORKER_TAIL_PY = [
+    "_worker_loop (%s/utils/data/_utils/worker.py:%%d)" % TORCH,
+    "run (%s/process.py:108)" % MP, "_bootstrap (%s/process.py:314)" % MP,
+    "_launch (%s/popen_fork.py:71)" % MP, "__init__ (%s/popen_fork.py:19)" % MP,
+    "_Popen (%s/context.py:281)" % MP, "_Popen (%s/context.py:224)" % MP,
+    "start (%s/process.py:121)" % MP, "__init__ (%s/utils/data/dataloader.py:1034)" % TORCH,
+    "_get_iterator (%s/utils/data/dataloader.py:381)" % TORCH,
+    "__iter__ (%s/utils/data/dataloader.py:435)" % TORCH,
+    "first_batch (/work/train.py:65)", "main (/work/train.py:99)", "<module> (/work/train.py:105)"]
+WORKER_LOCK_PY = ["__getitem__ (/work/train.py:44)",
+                  "<listcomp> (%s/utils/data/_utils/fetch.py:58)" % TORCH,
+                  "fetch (%s/utils/data/_utils/fetch.py:58)" % TORCH] + \
+    [WORKER_TAIL_PY[0] % 302] + WORKER_TAIL_PY[1:]
+WORKER_LOCK = ["?? (libc.so.6+0x85f14)", "?? (libc.so.6+0x90d8f)",
+               "PyThread_acquire_lock_timed (python3.11+0x4f905e)", "?? (python3.11+0x5899ae)",
+               "?? (python3.11+0x547b95)", "_PyObject_MakeTpCall (python3.11+0x517fc2)",
+               "_PyEval_EvalFrameDefault (python3.11+0x5345ae)", "?? (python3.11+0x5c3637)",
+               "?? (python3.11+0x5c342e)", "_PyEval_EvalFrameDefault (python3.11+0x52c440)",
+               "_PyFunction_Vectorcall (python3.11+0x55c9d0)",
+               "_PyEval_EvalFrameDefault (python3.11+0x52f9c0)",
+               "_PyObject_FastCallDictTstate (python3.11+0x51f126)", "?? (python3.11+0x565996)",
+               "_PyObject_MakeTpCall (python3.11+0x517f64)",
+               "_PyEval_EvalFrameDefault (python3.11+0x52b9df)",
+               "_PyFunction_Vectorcall (python3.11+0x55c9d0)",
+               "PyObject_CallOneArg (python3.11+0x562751)", "?? (python3.11+0x5dcaf5)",
+               "PyObject_GetIter (python3.11+0x5140c2)",
+               "_PyEval_EvalFrameDefault (python3.11+0x52d752)"] + MAIN_NATIVE_TAIL
+WORKER_IDLE_PY = QUEUE_GET_PY + [WORKER_TAIL_PY[0] % 269] + WORKER_TAIL_PY[1:]
+FILE_BATON_PY = ["wait (%s/utils/file_baton.py:42)" % TORCH,
+                 "_jit_compile (%s/utils/cpp_extension.py:1522)" % TORCH,
+                 "load (%s/utils/cpp_extension.py:1284)" % TORCH,
+                 "load_extension (/work/train.py:78)", "main (/work/train.py:89)",
+                 "<module> (/work/train.py:105)"]
+SLEEP = ["clock_nanosleep (libc.so.6+0xcf545)", "?? (python3.11+0x5d64b3)",
+         "?? (python3.11+0x545962)", "PyObject_Vectorcall (python3.11+0x53acbb)",
+         "_PyEval_EvalFrameDefault (python3.11+0x52b9df)"] + MAIN_NATIVE_TAIL
+
+
+def dl_job(d, worker, idle=True, t_fork=5.0, sigbus=False, shm=16 << 30):
+    """Rank 0 waits in a gloo barrier; rank 1 forked two DataLoader workers
+    at t_fork and waits for its first batch. worker(p, t0) writes worker
+    4101's life; 4102 is idle (or, sigbus: dies of SIGBUS, rank 1 fails)."""
+    for p in job_ranks(d, 2, launcher="env", timeout=60.0, pid0=4000):
+        p.host_facts(0.01, shm=shm)
+        p.rendezvous(1.0, dest="127.0.0.1:29500")
+        if p.rank == 0:
+            p.stalls(1.0, 60.0, "rendezvous", GLOO_BARRIER, GLOO_BARRIER_PY)
+        else:
+            p.line(t_fork, "fork", child=4101, cuda_initialized=False)
+            p.line(t_fork + 0.01, "fork", child=4102, cuda_initialized=False)
+            kids = []
+            for k, pid in enumerate((4101, 4102)):
+                kids.append(Proc("n1", pid, rank=1, ws=2, local=1, launcher="env", ppid=4001,
+                                 t=t_fork + 0.01 * k, relevant="fork", fork_parent=4001))
+            worker(kids[0], 1.0)
+            if sigbus:
+                kids[1].line(t_fork + 2.0, "signal", signal="SIGBUS", chained="handler")
+                kids[1].exit(t_fork + 2.0, signal="SIGBUS", after_dump=False)
+                p.exit(t_fork + 4.5, status=1)
+            else:
+                kids[1].stalls(1.0, 60.0, "launch", DL_WAIT, WORKER_IDLE_PY)
+                p.stalls(1.0, 60.0, "rendezvous", DL_WAIT, DL_WAIT_PY)
+            for k in kids:
+                k.write(d)
+        p.write(d)
+
+
 @case
 def three_ranks_two_gpus(d):
     """Three local ranks with CUDA_VISIBLE_DEVICES=0,1 on a host of two
@@ -1395,6 +1514,96 @@ def undeclared_working(d):
             p.dump(2.0 + 60.0 * k, "timeout", "rendezvous", i + 1, GLOO_WAIT,
                    ["step (/work/train.py:%d)" % (40 + i), "main (/work/train.py:52)"],
                    cpu=60.0 * k, io=(1 << 30) * k, declared=False)
+        p.write(d)
+
+
+@case
+def dataloader_stalled(d):
+    """Rank 1 waits for its first batch: worker 4101 is stuck in __getitem__
+    on a threading.Lock that a thread of the main process held at fork
+    (the same stack in three dumps), worker 4102 idles in index_queue.get;
+    rank 0 waits in a barrier."""
+    dl_job(d, lambda w, t0: w.stalls(t0, 60.0, "launch", WORKER_LOCK, WORKER_LOCK_PY,
+                                     name="pt_data_worker"))
+
+
+@case
+def dataloader_working(d):
+    """Rank 1 waits for its first batch while worker 4101 works: its stack
+    differs in each dump (a slow __getitem__, not a stuck one)."""
+    def worker(w, t0):
+        for i, k in enumerate((1, 2, 4)):
+            py = ["decode (/work/data.py:%d)" % (80 + 7 * i), "__getitem__ (/work/data.py:41)",
+                  "fetch (%s/utils/data/_utils/fetch.py:58)" % TORCH] + \
+                [WORKER_TAIL_PY[0] % 302] + WORKER_TAIL_PY[1:]
+            w.dump(t0 + 60.0 * k, "timeout", "launch", i + 1, WORKER_LOCK[4:], py,
+                   cpu=5.0 + 60.0 * k, state="R")
+    dl_job(d, worker)
+
+
+@case
+def dataloader_sigbus(d):
+    """Worker 4102 of rank 1 dies of SIGBUS (a 64 MiB /dev/shm); rank 1
+    raises 2.5 s later and exits 1; rank 0 waits in a barrier."""
+    dl_job(d, lambda w, t0: w.exit(7.0, status=0), sigbus=True, shm=64 << 20)
+
+
+def lock_job(d, builders):
+    """Rank 1 waits in FileBaton.wait; its dumps' build_lock lines."""
+    for p in job_ranks(d, 2, launcher="env", timeout=60.0, pid0=4000):
+        p.host_facts(0.01)
+        p.rendezvous(1.0, dest="127.0.0.1:29500")
+        if p.rank == 0:
+            p.stalls(1.0, 60.0, "rendezvous", GLOO_BARRIER, GLOO_BARRIER_PY)
+        else:
+            # The helpers extension loading runs: `which hipcc | xargs readlink -f`.
+            for k, (pid, cmd, st) in enumerate(((4201, ("/bin/sh", "-c", "which hipcc | xargs readlink -f"), 123),
+                                                (4202, ("xargs", "readlink", "-f"), 1))):
+                h = Proc("n1", pid, rank=1, ws=2, local=1, launcher="env",
+                         ppid=4001 if k == 0 else 4201, t=4.0, cmd=cmd, exe="/usr/bin/" + cmd[0].split("/")[-1])
+                h.exit(4.01, status=st)
+                h.write(d)
+            p.stalls(1.0, 60.0, "rendezvous", SLEEP, FILE_BATON_PY)
+            for i, k in enumerate((1, 2, 4)):
+                p.line(1.0 + 60.0 * k + 0.0035, "build_lock", tid=4011,
+                       root="/scratch/ext", via="TORCH_EXTENSIONS_DIR",
+                       locks=[{"path": "/scratch/ext/fused_adam/lock", "age": 10800.0 + 60.0 * k}],
+                       builders=builders)
+        p.write(d)
+
+
+@case
+def build_lock_stale(d):
+    """Rank 1 waits on /scratch/ext/fused_adam/lock, 3 hours old, and no
+    build runs on the host; its extension loading ran helpers that exited
+    non-zero (which hipcc). Rank 0 waits in a barrier."""
+    lock_job(d, [])
+
+
+@case
+def build_lock_live(d):
+    """Rank 1 waits on a build lock while ninja (pid 4300, below rank 0)
+    builds: slow, not stuck."""
+    lock_job(d, [{"pid": 4300, "comm": "ninja", "ppid": 4000, "age": 35.5}])
+
+
+@case
+def activity_nfs(d):
+    """Rank 1 reads its data from NFS: its main thread is in D state (no
+    answer to the dump signal; /proc says wchan rpc_wait_bit_killable),
+    in launch; ranks 0, 2, 3 wait for it in the store."""
+    for p in job_ranks(d, 4):
+        p.host_facts(0.01)
+        if p.rank == 1:
+            p.stalls(0.5, 60.0, "launch", [], ["read_shards (/work/data.py:31)",
+                                              "main (/work/train.py:20)",
+                                              "<module> (/work/train.py:52)"],
+                     state="D", wchan="rpc_wait_bit_killable")
+        else:
+            p.phase(1.0, "rendezvous", "begin", dest="10.0.0.1:29500", role="rendezvous")
+            if p.rank == 0:
+                p.line(1.001, "listen", addr="0.0.0.0:29500", role="rendezvous", accepted=2)
+            p.stalls(1.0, 60.0, "rendezvous", STORE_WAIT, STORE_PY)
         p.write(d)
 
 

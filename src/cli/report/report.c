@@ -32,6 +32,8 @@ void ht_rep_analyse(struct rep_job *job)
 	ht_rep_model(job);
 	ht_rep_stacks(job);
 	ht_rep_graph(job);
+	ht_rep_workers(job);
+	ht_rep_activities(job);
 	ht_rep_verdicts(job);
 	ht_rep_order(job);
 	ht_rep_stacks_order(job);

@@ -8,13 +8,16 @@
 #ifndef HT_REPORT_H
 #define HT_REPORT_H
 
+#include "model/activity.h"
 #include "model/graph.h"
 #include "model/model.h"
 #include "model/ranges.h"
 #include "model/stacks.h"
+#include "model/workers.h"
 #include "out/evidence.h"
 #include "out/out.h"
 #include "read/read.h"
+#include "rules/dataloader.h"
 #include "rules/order.h"
 #include "rules/verdicts.h"
 

@@ -348,6 +348,12 @@ static bool better_main(const struct rep_proc *a, const struct rep_proc *b)
 		return sa > sb;
 	if (sa >= 2 && a->cur_phase != b->cur_phase)
 		return a->cur_phase > b->cur_phase;
+	/* A helper still running (ninja or a compiler that extension loading
+	 * runs, tests/dataloader/buildlock.sh) is deeper than the rank but
+	 * has not left launch: the one further on is the rank. */
+	if (sa < 2 && a->cur_phase != b->cur_phase &&
+	    (a->cur_phase > HT_PHASE_LAUNCH || b->cur_phase > HT_PHASE_LAUNCH))
+		return a->cur_phase > b->cur_phase;
 	if (sa < 2 && a->depth != b->depth)
 		return a->depth > b->depth;
 	return a->ts0 > b->ts0;

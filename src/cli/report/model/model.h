@@ -270,6 +270,11 @@ struct rep_proc {
 	bool awaited;			/* another rank waits for it */
 	const char *store_at;		/* the endpoint others wait for it to open */
 	double last_ev_ts;		/* its newest line but exit (wall) */
+
+	/* ---- DataLoader workers, build locks (workers.c) ---- */
+	struct rep_workers *workers;	/* a main's DataLoader workers, or NULL */
+	bool worker;			/* a DataLoader worker of its main */
+	struct rep_buildlock *blk;	/* its latest build_lock line, or NULL */
 };
 
 #define REP_MAX_DUMPS 16

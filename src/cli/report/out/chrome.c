@@ -197,6 +197,10 @@ static void one(struct rep_job *job, struct ctx *c, const struct rep_proc *p, in
 	phases(job, c, p, pid);
 	calls(job, c, p, pid);
 	instants(job, c, p, pid);
+	json_t *wk = ht_rep_worker_events(job, p, pid);
+	for (size_t k = 0; k < json_array_size(wk); k++)
+		emit(c, json_incref(json_array_get(wk, k)));
+	json_decref(wk);
 }
 
 /* A row for each rank that never wrote a trace: a "no trace" slice over

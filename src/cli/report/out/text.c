@@ -357,6 +357,7 @@ void ht_rep_text(struct rep_job *job, FILE *f, bool colour)
 	lead(job, &o);
 	summary(job, &o);
 	ht_rep_check_text(job, f);	/* a check run's table (check_report.h) */
+	ht_rep_workers_text(job, f);
 	verdicts(job, &o);
 	stacks(job, &o);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "out/check_report.h"
+#include "read/buildlock.h"
 #include "reader.h"
 
 #define MAX_CALLS 64
@@ -533,6 +534,9 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		break;
 	case HT_EV_IB:
 		ht_rep__on_ib(c, p, o, loc);
+		break;
+	case HT_EV_BUILD_LOCK:
+		ht_rep__on_build_lock(c, p, o, loc, ts);
 		break;
 	default:
 		break;

@@ -15,6 +15,7 @@
 
 #include "out/check_report.h"
 #include "rules.h"
+#include "rules/dataloader.h"
 
 #define MAX_EVIDENCE 8
 #define MAX_STALL_VERDICTS 6	/* stack groups with a verdict each; the rest in one */
@@ -413,6 +414,18 @@ static double stall_since(const struct rep_proc *p)
 	return ph >= 0 && p->ph[ph].begun ? p->ph[ph].ts : p->ts0;
 }
 
+/* Where a group stalled: its top frame, after what its first rank is
+ * doing when the signature table or its wchan names it ("loading a
+ * checkpoint (torch.load) in ..."). */
+static const char *stall_where(struct rep_job *job, struct rep_group *g)
+{
+	const struct rep_proc *p = g->procs.n > 0 ? g->procs.v[0] : NULL;
+	const char *top = ht_rep_top_frame(g);
+	bool named = p != NULL && p->doing != NULL &&
+		     (p->sig != NULL || strstr(p->doing, "network file system") != NULL);
+	return named ? ht_rep_printf(&job->a, "%s, in %s", p->doing, top) : top;
+}
+
 static void stalled_rule(struct rep_job *job)
 {
 	/* With a cause found, the other stalled ranks wait for it: their
@@ -444,7 +457,7 @@ static void stalled_rule(struct rep_job *job)
 		v->summary = ht_rep_printf(&job->a, "%s stalled in %s%s, in %s%s%s", who,
 					   ht_rep_phase_name(g->phase),
 					   isnan(age) ? "" : ht_rep_printf(&job->a, " for %.0f s", age),
-					   ht_rep_top_frame(g), g->work_why != NULL ? "; " : "",
+					   stall_where(job, g), g->work_why != NULL ? "; " : "",
 					   g->work_why != NULL ? g->work_why : "");
 		v->advice = stall_advice_of(job, g->procs.n > 0 ? g->procs.v[0] : NULL);
 		v->prio += (int)gi;	/* the groups' order: odd one out first */
@@ -511,13 +524,15 @@ void ht_rep_rules_stalled(struct rep_job *job)
 
 void ht_rep_verdicts(struct rep_job *job)
 {
-	ht_rep_rules_workers(job);
 	ht_rep_rules_ranks(job);
 	ht_rep_rules_net(job);
 	ht_rep_rules_gpu(job);
 	ht_rep_rules_nccl(job);
 	ht_rep_rules_check(job);	/* check runs and ib facts (check_report.h) */
+	ht_rep_rules_dataloader(job);
+	ht_rep_rules_buildlock(job);
 	ht_rep_rules_stalled(job);
+	ht_rep_rules_buildlock_slow(job);
 	for (size_t i = 0; i < job->nverdicts; i++) {
 		struct rep_verdict *v = job->verdicts[i];
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
