@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "ht.h"
 #include "procfs.h"
 #include "real.h"
@@ -37,6 +38,7 @@ static void fork_child(pid_t parent, bool cuda)
 	for (size_t i = 0; i < HT_ARRAY_SIZE(ht_g.call_lines); i++)
 		atomic_store(&ht_g.call_lines[i], 0);
 	ht_watchdog_forget();
+	ht_children_forget();
 	ht__net_fork_child();
 	ht__nccl_fork_child();
 	ht__cuda_fork_child();
@@ -90,6 +92,7 @@ HT_EXPORT pid_t fork(void)
 			char buf[256];
 			struct ht_jw w;
 			ht_ev_begin(&w, buf, sizeof(buf), HT_EV_FORK);
+			ht_children_add(pid);
 			ht_jw_int(&w, "child", pid);
 			ht_jw_bool(&w, "cuda_initialized", cuda);
 			ht_ev_emit(&w);

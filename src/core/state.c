@@ -16,8 +16,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "degraded.h"
 #include "procfs.h"
 #include "real.h"
+#include "unwind.h"
 
 __thread struct ht_tls ht_tls __attribute__((tls_model("initial-exec")));
 struct ht_global ht_g = { .state = HT_OFF, .trace_fd = -1 };
@@ -124,15 +126,21 @@ static void activate_locked(enum ht_reason why)
 	launch_line();
 
 	if (ht_signals_install() < 0)
-		ht_ev_warning("could not install signal handlers: no SIGTERM dumps");
+		ht_degraded("signals", "could not install signal handlers: no SIGTERM dumps", errno);
 	if (!exit_registered && on_exit(on_exit_record, NULL) == 0)
 		exit_registered = true;
 	if (!atfork_registered && pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
 		atfork_registered = true;
 	ht__net_activate();
 	ht__nccl_activate();
-	if (why != HT_REASON_FORK && ht_watchdog_start() < 0)
-		ht_ev_warning("could not start the watchdog thread: no stall dumps");
+	int wrc = why != HT_REASON_FORK ? ht_watchdog_start() : 0;
+	if (wrc < 0) {
+		/* SIGTERM and on-demand dumps still work, from the signalled
+		 * thread (dump.h); stalls go unseen. */
+		ht_degraded("watchdog", "not watched: could not start the watchdog thread, "
+			    "so no stall is seen or aborted (SIGTERM dumps still work)", -wrc);
+		ht_unwind_prepare();
+	}
 }
 
 bool ht_activate(enum ht_reason why)

@@ -120,6 +120,19 @@ static void end_state(struct rep_proc *p, double now)
 	}
 	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
 		st = false;	/* a healthy rank dumped on demand */
+	/* A look at a rank that works past its deadline is evidence, not a
+	 * stall: the library declared none (dump_end "declared": false). A
+	 * later dump of the same episode that declares one counts. */
+	bool looked = false, declared = false;
+	for (size_t i = 0; i < p->ndumps; i++) {
+		const struct rep_dump *e = &p->dumps[i];
+		if (e->epoch != p->epoch || e->reason == NULL || strcmp(e->reason, "timeout") != 0)
+			continue;
+		looked |= e->undeclared;
+		declared |= !e->undeclared;
+	}
+	if (looked && !declared)
+		st = false;
 	p->stalled = st;
 	p->waiting = st && (p->end == REP_RUNNING || p->end == REP_SIGNALED);
 }

@@ -206,6 +206,9 @@ struct rep_dump {
 	uint32_t nframes, npy;
 	uint32_t unanswered;
 	const char *py_status;
+	/* From its dump_end (doc/trace-format.md): "cut" (the dump is not
+	 * whole) and "declared": false (a look that found no stall). */
+	bool cut, undeclared;
 };
 
 enum rep_end_kind { REP_RUNNING, REP_EXITED, REP_SIGNALED, REP_VANISHED };
