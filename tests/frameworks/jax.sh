@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# JAX on the CPU (from PyPI into $B/venv by scripts/jax-venv.sh) past a 3 s
+# deadline (SPEC section 6): two processes that initialize through the
+# coordination service and then run a jitted loop for 9 s are never
+# declared stalled or aborted, output and status unchanged, no error
+# verdict live or after; a process waiting in jax.distributed.initialize
+# for a process that never starts is declared stalled (wait point
+# jax_initialize) and aborted.
+# limit: 240
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/fw.inc"
+if ! VPY=$("$ROOT/scripts/jax-venv.sh" "$B" 2>"$T/venv.err"); then
+	skip jax "JAX cannot be had: $(cat "$T/venv.err")"
+	finish
+fi
+export JAX_PLATFORMS=cpu
+
+for mode in dump abort; do
+	D=$T/h-$mode P=$(free_port)
+	RUN_ARGS="--dir $D --on-stall $mode"
+	for r in 0 1; do
+		job "h$mode$r" RANK=$r WORLD_SIZE=2 JAX_COORDINATOR_ADDRESS=127.0.0.1:$P -- \
+			"$VPY" "$FW/jax_job.py" healthy $((TMO * 3))
+	done
+	live_check "healthy, on-stall $mode" "$D"
+	reap
+	healthy_checks "healthy, on-stall $mode" "$D" "h${mode}0" "h${mode}1"
+done
+
+D=$T/b P=$(free_port)
+RUN_ARGS="--dir $D --on-stall abort"
+start=$(date +%s%N)
+job b RANK=0 WORLD_SIZE=2 JAX_COORDINATOR_ADDRESS=127.0.0.1:$P -- "$VPY" "$FW/jax_job.py" init 60
+reap_one b
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "blocked: ended by SIGABRT (status $(cat "$T/b.rc"))" test "$(cat "$T/b.rc")" = 134
+check "blocked: within the deadline + 8 s (took $ms ms; JAX imports for seconds)" \
+	test "$ms" -lt $(( (TMO + 8) * 1000 ))
+check "blocked: stderr says rank 0 stalled, then aborting" \
+	sh -c "grep -q 'rank 0 stalled .* in rendezvous' '$T/b.err' && grep -q 'aborting' '$T/b.err'"
+check "blocked: declared at the first look, in the wait point jax_initialize" \
+	tq "$D" '(lambda d: d[2]["declared"] and d[2]["blocked"] == "wait_point" and d[2]["wait_point"] == "jax_initialize")(proc(rank=0).dumps[0])'
+check "blocked: Python frames show initialize in jax/_src/distributed.py" \
+	tq "$D" 'any(f.startswith("initialize (") and "jax/_src/distributed.py" in f for f in proc(rank=0).python_frames(1))'
+check "blocked: native frames show XLA's CoordinationServiceAgent" \
+	tq "$D" 'any("CoordinationServiceAgent" in f for f in proc(rank=0).main_frames(1))'
+finish
