@@ -511,6 +511,11 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		on_stall(c, p, o, loc, ts, mono);
 		break;
 	case HT_EV_WARNING:
+		if (p->degraded == NULL && json_is_string(json_object_get(o, "degraded"))) {
+			p->degraded = ht_rep__str(&c->a, o, "degraded");
+			p->degraded_msg = ht_rep__str(&c->a, o, "msg");
+			p->degraded_loc = *loc;
+		}
 		if (p->nwarns < MAX_WARNS) {
 			const char *m = ht_rep__str(&c->a, o, "msg");
 			if (m != NULL)

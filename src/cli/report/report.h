@@ -281,6 +281,9 @@ struct rep_proc {
 	struct rep_loc fork_cuda_loc;
 	const char **warns;		/* warning events' msg */
 	size_t nwarns;
+	const char *degraded;		/* a warning's "degraded" (what is not watched) */
+	const char *degraded_msg;
+	struct rep_loc degraded_loc;
 	struct rep_dump *dumps;
 	size_t ndumps;			/* the newest REP_MAX_DUMPS are kept */
 	uint32_t last_call_end_stalled;	/* line of the latest call end stalled=true */
@@ -492,6 +495,7 @@ void ht_rep_rules_net(struct rep_job *job);	/* rendezvous, loopback, ifname, shm
 void ht_rep_rules_gpu(struct rep_job *job);	/* cuda, devices, fork, versions */
 void ht_rep_rules_nccl(struct rep_job *job);	/* ids, init errors, collectives */
 void ht_rep_rules_stalled(struct rep_job *job);	/* the generic stall */
+void ht_rep_rules_degraded(struct rep_job *job);	/* ranks the library could not watch */
 
 /* ---- output ------------------------------------------------------------------- */
 
