@@ -47,6 +47,9 @@ static _Atomic uint32_t resteady_epoch;
 static _Atomic bool here_busy;	/* a dump from a signal handler is being written */
 static _Atomic uint32_t term_gen;	/* the SIGTERM dump being waited for */
 static _Atomic int64_t term_done_ns;
+/* The job names a rendezvous endpoint (read at start, in the starting
+ * thread): its startup is over only once that rendezvous has ended. */
+static bool expects_rendezvous;
 
 bool ht_watchdog_running(void)
 {
@@ -143,13 +146,21 @@ static int64_t oldest_start(int64_t *call)
 	return *call < oldest ? *call : oldest;
 }
 
-/* A look found the process working past its deadline: its startup is over
- * (SPEC section 6). The first time, the steady phase line says so. */
-static void found_working(void)
+/*
+ * A look found the process working past its deadline. Its startup is over
+ * (SPEC section 6) when it is past its rendezvous, or past launch where it
+ * has none: the job names no rendezvous endpoint (an MPI job, wired up by
+ * its launcher). A rank still in launch that will rendezvous later (a long
+ * import, a checkpoint load) is only slow: not steady yet. The first time,
+ * the steady phase line says so. False when it is not steady.
+ */
+static bool found_working(void)
 {
 	char buf[256];
 	struct ht_jw w;
 
+	if (expects_rendezvous && !ht_phases_has_ended(&ht_g.phases, HT_PHASE_RENDEZVOUS))
+		return false;
 	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) &&
 	    ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_STEADY, HT_BEGIN)) {
 		steady_by_progress = true;
@@ -157,6 +168,7 @@ static void found_working(void)
 		ht_ev_emit(&w);
 	}
 	atomic_store(&resteady_epoch, atomic_load(&ht_g.phases.epoch));
+	return true;
 }
 
 static void say_stall(int64_t age)
@@ -223,6 +235,7 @@ static void *main_loop(void *arg)
 	 * signal handler (a forked child has no watchdog) finds it ready. */
 	ht_unwind_prepare();
 	bool presampled = false, declared = false;
+	bool trailing = false;	/* found working: the episode's 2x and 4x dumps still come */
 	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
 		int64_t T = ht_g.opt.timeout_ns;
@@ -230,11 +243,20 @@ static void *main_loop(void *arg)
 		int64_t now = ht_now();
 		int64_t call0;
 		int64_t oldest = oldest_start(&call0);
+		/* Found working (steady from then on), the dumps at 2x and 4x
+		 * are still taken as evidence, unless a phase begins. */
+		if (trailing && ep_dumps < 3 && ep_start != 0 &&
+		    atomic_load(&ht_g.phases.epoch) == atomic_load(&resteady_epoch)) {
+			if (ep_start < oldest)
+				oldest = ep_start;
+		} else {
+			trailing = false;
+		}
 
 		if (oldest != INT64_MAX && oldest != ep_start) {
 			ep_start = oldest;
 			ep_dumps = 0;
-			presampled = declared = false;
+			presampled = declared = trailing = false;
 			ht_blocked_reset();
 		} else if (oldest == INT64_MAX) {
 			ep_start = 0;
@@ -267,8 +289,8 @@ static void *main_loop(void *arg)
 					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
 					abort();
 				}
-			} else if (r == HT_LOOK_WORKING && call0 == INT64_MAX) {
-				found_working();
+			} else if (r == HT_LOOK_WORKING && call0 == INT64_MAX && found_working()) {
+				trailing = true;
 			}
 		}
 
@@ -348,6 +370,9 @@ int ht_watchdog_start(void)
 	if (atomic_load(&running))
 		goto out_unlock;
 	atomic_store(&stopping, false);
+	expects_rendezvous = getenv("MASTER_ADDR") != NULL || getenv("MASTER_PORT") != NULL ||
+			     getenv("PET_RDZV_ENDPOINT") != NULL ||
+			     getenv("JAX_COORDINATOR_ADDRESS") != NULL;
 	rc = create(true);
 	if (rc == -EINVAL)	/* the size still too small: glibc's own default */
 		rc = create(false);

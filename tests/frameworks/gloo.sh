@@ -37,10 +37,12 @@ check "blocked: rank 0 ended by SIGABRT (status 134)" test "$(cat "$T/b0.rc" 2>/
 check "blocked: within the deadline + 6 s (took $ms ms)" test "$ms" -lt $(( (TMO + 6) * 1000 ))
 check "blocked: stderr says rank 0 stalled, then aborting" \
 	grep -q 'rank 0 stalled .* in rendezvous.*' "$T/b0.err"
-check "blocked: declared at the first look, in the wait point c10d_barrier" \
-	tq "$D" '(lambda d: d[2]["declared"] and d[2]["blocked"] == "wait_point" and d[2]["wait_point"] == "c10d_barrier")(proc(rank=0).dumps[0])'
+# The first look may come while torch still imports (launch, working: not
+# declared); the first look in rendezvous declares.
+check "blocked: declared at the first look in rendezvous, in the wait point c10d_barrier" \
+	tq "$D" '(lambda d: d[0]["phase"] == "rendezvous" and d[0]["n"] == 1 and d[2]["blocked"] == "wait_point" and d[2]["wait_point"] == "c10d_barrier")(next(d for d in proc(rank=0).dumps if d[2] and d[2].get("declared")))'
 check "blocked: its Python frames show dist.barrier" \
-	tq "$D" 'proc(rank=0).python_frames(1)[0].startswith("barrier (")'
+	tq "$D" '[t for t in next(d for d in proc(rank=0).dumps if d[2] and d[2].get("declared"))[1] if t.get("main")][0]["python"][0].startswith("barrier (")'
 check "blocked: the peer that computes is not declared" \
 	tq "$D" 'not any(x[2] and x[2].get("declared") for x in proc(rank=1).dumps)'
 check "blocked: no stall line from the peer" no_stall_line b1

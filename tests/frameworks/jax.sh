@@ -39,10 +39,12 @@ check "blocked: within the deadline + 8 s (took $ms ms; JAX imports for seconds)
 	test "$ms" -lt $(( (TMO + 8) * 1000 ))
 check "blocked: stderr says rank 0 stalled, then aborting" \
 	sh -c "grep -q 'rank 0 stalled .* in rendezvous' '$T/b.err' && grep -q 'aborting' '$T/b.err'"
-check "blocked: declared at the first look, in the wait point jax_initialize" \
-	tq "$D" '(lambda d: d[2]["declared"] and d[2]["blocked"] == "wait_point" and d[2]["wait_point"] == "jax_initialize")(proc(rank=0).dumps[0])'
+# The first look may come while JAX still imports (launch, working: not
+# declared); the first look in rendezvous declares.
+check "blocked: declared at the first look in rendezvous, in the wait point jax_initialize" \
+	tq "$D" '(lambda d: d[0]["phase"] == "rendezvous" and d[0]["n"] == 1 and d[2]["blocked"] == "wait_point" and d[2]["wait_point"] == "jax_initialize")(next(d for d in proc(rank=0).dumps if d[2] and d[2].get("declared")))'
 check "blocked: Python frames show initialize in jax/_src/distributed.py" \
-	tq "$D" 'any(f.startswith("initialize (") and "jax/_src/distributed.py" in f for f in proc(rank=0).python_frames(1))'
+	tq "$D" 'any(f.startswith("initialize (") and "jax/_src/distributed.py" in f for f in [t for t in next(d for d in proc(rank=0).dumps if d[2] and d[2].get("declared"))[1] if t.get("main")][0].get("python", []))'
 check "blocked: native frames show XLA's CoordinationServiceAgent" \
-	tq "$D" 'any("CoordinationServiceAgent" in f for f in proc(rank=0).main_frames(1))'
+	tq "$D" 'any("CoordinationServiceAgent" in f for f in [t for t in next(d for d in proc(rank=0).dumps if d[2] and d[2].get("declared"))[1] if t.get("main")][0].get("frames", []))'
 finish
