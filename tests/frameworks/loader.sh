@@ -15,17 +15,19 @@ if ! "$PY" -c 'import torch.utils.data' 2>/dev/null; then
 fi
 D=$T/d
 RUN_ARGS="--dir $D"
-job l RANK=0 WORLD_SIZE=1 -- "$PY" "$FW/loader_job.py"
+# As torchrun starts a rank: MASTER_ADDR set (a rendezvous is expected, so
+# a look while torch imports finds it slow, not steady).
+job l RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port) -- "$PY" "$FW/loader_job.py"
 # worker DIR: the pid of the forked worker's trace, once it has one.
 worker() { tq "$D" 'print([p.pid for p in procs if p.header.get("relevant") == "fork"][0]) or True' 2>/dev/null; }
 # dumps_of PID REASON: how many whole dumps that process wrote for REASON.
 dumps_of() {
 	tq "$D" "print(sum(1 for d in proc(pid=$1).dumps if d[2] is not None and d[0]['reason'] == '$2')) or True" 2>/dev/null
 }
-# Until the rank has declared its stall twice (a look while torch imports,
-# in launch, finds it working and declares nothing).
-for i in $(seq 1 600); do
-	[ "$(cat "$D"/*."$PID_l".jsonl 2>/dev/null | grep -c '"declared":true')" -ge 2 ] && break
+# Until the rank has declared its stall (a look while torch imports finds
+# it working and declares nothing).
+for i in $(seq 1 300); do
+	[ "$(cat "$D"/*."$PID_l".jsonl 2>/dev/null | grep -c '"declared":true')" -ge 1 ] && break
 	sleep 0.1
 done
 W=$(worker)
@@ -35,7 +37,7 @@ check "the worker has its own trace, marked as forked from the rank" \
 check "the rank's stall (wait point dl_try_get_data) was declared" \
 	tq "$D" 'next(d for d in proc(pid='"$PID_l"').dumps if d[2] and d[2].get("declared"))[2]["wait_point"] == "dl_try_get_data"'
 sleep 0.5
-check "the worker was dumped with each of the rank's two declared dumps" test "$(dumps_of "${W:-0}" on_demand)" -ge 2
+check "the worker was dumped with the rank's stall dumps" test "$(dumps_of "${W:-0}" on_demand)" -ge 1
 check "the worker's dump: Python frames show __getitem__ at the acquire (loader_job.py:25)" \
 	tq "$D" 'proc(pid='"${W:-0}"').python_frames(1)[0] .startswith("__getitem__ (") and proc(pid='"${W:-0}"').python_frames(1)[0].endswith("loader_job.py:25)")'
 check "the worker's dump: native frames show the lock wait" \
