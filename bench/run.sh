@@ -20,3 +20,5 @@ echo "== hooked calls: cost and heap allocations once warm (budget: connect 1 us
 "$root/bench/hooks.sh"
 echo "== hangtrace report over a stalled job's traces (budget 3 s and 1 GiB at 16,384 ranks)"
 "$root/bench/report_scale.sh"
+echo "== CPU of the watchdog of a process that is not stalled (budget 0.1% of one core)"
+"$root/bench/watchdog_cpu.sh"
