@@ -34,3 +34,14 @@ void ht_degraded(const char *what, const char *msg, int err)
 	ht_jw_str(&w, "error", name);
 	ht_ev_emit(&w);
 }
+
+void ht_degraded_recovered(const char *what, const char *msg)
+{
+	char buf[512];
+	struct ht_jw w;
+	ht_say(msg, NULL, NULL);
+	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_WARNING);
+	ht_jw_str(&w, "msg", msg);
+	ht_jw_str(&w, "recovered", what);
+	ht_ev_emit(&w);
+}

@@ -10,5 +10,7 @@
 
 /* what: "watchdog", "signals"; msg: the sentence; err: errno or 0. */
 void ht_degraded(const char *what, const char *msg, int err);
+/* The part works after all: a warning line with "recovered" (what), once. */
+void ht_degraded_recovered(const char *what, const char *msg);
 
 #endif

@@ -20,6 +20,7 @@
 #include "procfs.h"
 #include "real.h"
 #include "unwind.h"
+#include "watchdog_ext.h"
 
 __thread struct ht_tls ht_tls __attribute__((tls_model("initial-exec")));
 struct ht_global ht_g = { .state = HT_OFF, .trace_fd = -1 };
@@ -140,6 +141,8 @@ static void activate_locked(enum ht_reason why)
 		ht_degraded("watchdog", "not watched: could not start the watchdog thread, "
 			    "so no stall is seen or aborted (SIGTERM dumps still work)", -wrc);
 		ht_unwind_prepare();
+		if (wrc == -EAGAIN)
+			ht_watchdog_retry_later();	/* the thread limit may lift */
 	}
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "blocked.h"
+#include "degraded.h"
 #include "dump.h"
 #include "procfs.h"
 #include "progress.h"
@@ -443,10 +444,31 @@ void ht_watchdog_stop(void)
 	pthread_mutex_unlock(&start_lock);
 }
 
+/* No thread could be started (the thread limit): the hooks that bring back
+ * a parked watchdog try again, at most once a second. */
+static _Atomic int64_t retry_at;
+
+void ht_watchdog_retry_later(void)
+{
+	atomic_store(&retry_at, ht_now() + HT_NS_PER_SEC);
+	atomic_store(&ht_g.watchdog_parked, true);
+}
+
 void ht__watchdog_unpark_slow(void)
 {
-	if (ht_tls.depth == 0 && atomic_exchange(&ht_g.watchdog_parked, false) && ht_active())
-		ht_watchdog_start();
+	int64_t r = atomic_load(&retry_at);
+	if (r != 0 && ht_now() < r)
+		return;
+	if (ht_tls.depth == 0 && atomic_exchange(&ht_g.watchdog_parked, false) && ht_active()) {
+		int rc = ht_watchdog_start();
+		if (r != 0 && rc == 0) {
+			atomic_store(&retry_at, 0);
+			ht_degraded_recovered("watchdog", "the watchdog thread started after all: "
+				      "this process is watched from now on");
+		} else if (r != 0) {
+			ht_watchdog_retry_later();
+		}
+	}
 }
 
 void ht_watchdog_forget(void)
@@ -455,6 +477,7 @@ void ht_watchdog_forget(void)
 	atomic_store(&running, false);
 	atomic_store(&stopping, false);
 	atomic_store(&ht_g.watchdog_parked, false);
+	atomic_store(&retry_at, 0);
 	atomic_store(&stall_dumped, false);
 	atomic_store(&dumping, false);
 	atomic_store(&closing_ns, 0);

@@ -21,5 +21,9 @@ bool ht_watchdog_wait_here(int64_t max_ns);
 /* The SIGTERM dump: asks the watchdog unless a SIGTERM dump is already
  * asked for or just written, then waits for it; true when it is written. */
 bool ht_watchdog_term_dump(int64_t max_ns);
+/* The watchdog could not start: the next hooks that bring back a parked
+ * watchdog (close, dup2, wait...) try again, at most once a second. Not
+ * async-signal-safe. */
+void ht_watchdog_retry_later(void);
 
 #endif

@@ -66,4 +66,18 @@ check "thread limit: the SIGTERM dump is written from the handler, whole, with w
 "$HT" report --json "$T/n/d" >"$T/n.json" 2>/dev/null
 check "thread limit: the report's tracing_degraded warning names rank 0" \
 	"$PY" -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["verdicts"] if v["code"] == "tracing_degraded"]; sys.exit(not (v and v[0]["severity"] == "warning" and v[0]["ranks"] == [0]))' "$T/n.json"
+
+# The limit lifts (soft limit raised to the hard one): the next close()
+# starts the watchdog after all, and the stall that follows is seen.
+mkdir -m 0777 "$T/l"
+setpriv --reuid=65534 --regid=65534 --clear-groups -- prlimit --nproc=1:64 \
+	env RANK=0 WORLD_SIZE=1 HANGTRACE_DIR=$T/l/d HANGTRACE_TIMEOUT=1 LD_PRELOAD=$LIB \
+	"$B/tests/core/nproc_lift" 4 >/dev/null 2>"$T/l.err"
+check "limit lifted: the watchdog starts after all, and says so once" \
+	sh -c "grep -q 'not watched' '$T/l.err' && test \"\$(grep -c 'started after all' '$T/l.err')\" = 1"
+check "limit lifted: a recovered line, then a declared stall dump in wait_for_peer" \
+	tq "$T/l/d" 'proc(rank=0).ev("warning", recovered="watchdog") and any(d[2] and d[2].get("declared") and any(f.startswith("wait_for_peer (") for f in [x for t in d[1] if t.get("main") for x in t.get("frames", [])]) for d in proc(rank=0).dumps)'
+"$HT" report --json "$T/l/d" >"$T/l.json" 2>/dev/null
+check "limit lifted: no tracing_degraded in the report" \
+	"$PY" -c 'import json,sys; sys.exit(any(v["code"] == "tracing_degraded" for v in json.load(open(sys.argv[1]))["verdicts"]))' "$T/l.json"
 finish

@@ -511,7 +511,10 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		on_stall(c, p, o, loc, ts, mono);
 		break;
 	case HT_EV_WARNING:
-		if (p->degraded == NULL && json_is_string(json_object_get(o, "degraded"))) {
+		if (p->degraded != NULL && json_is_string(json_object_get(o, "recovered")) &&
+		    strcmp(json_string_value(json_object_get(o, "recovered")), p->degraded) == 0)
+			p->degraded = NULL;	/* watched after all */
+		else if (p->degraded == NULL && json_is_string(json_object_get(o, "degraded"))) {
 			p->degraded = ht_rep__str(&c->a, o, "degraded");
 			p->degraded_msg = ht_rep__str(&c->a, o, "msg");
 			p->degraded_loc = *loc;
