@@ -5,6 +5,8 @@
             SECONDS, then "process R done"
   init      jax.distributed.initialize for WORLD_SIZE processes of which
             only this one starts: it waits in initialize
+  sync      process 0 waits in multihost_utils.sync_global_devices, which
+            process 1, computing for SECONDS, never reaches
 """
 import os, sys, time
 import jax
@@ -20,6 +22,10 @@ f = jax.jit(lambda x: jnp.tanh(x @ x))
 x = jnp.ones((192, 192)) / 192
 end = time.monotonic() + secs
 steps = 0
+if mode == "sync" and rank == 0:
+    from jax.experimental import multihost_utils
+    print("process 0 in sync_global_devices", flush=True)
+    multihost_utils.sync_global_devices("never")
 while time.monotonic() < end:
     x = f(x).block_until_ready()
     steps += 1
