@@ -263,7 +263,9 @@ static void *main_loop(void *arg)
 			ep_start = 0;
 			ep_dumps = 0;
 		}
-		if (ep_start != 0 && ep_dumps < 3 && now - oldest >= T - W) {
+		/* In the window before each look: a progress sample before the
+		 * first, cheap Python looks before every one. */
+		if (ep_start != 0 && ep_dumps < 3 && now - oldest >= (T << ep_dumps) - W) {
 			if (!presampled) {
 				ht_blocked_presample();
 				presampled = true;
@@ -297,15 +299,21 @@ static void *main_loop(void *arg)
 
 		int64_t next;
 		now = ht_now();
+		int64_t look_at = ep_start + (T << (ep_dumps < 3 ? ep_dumps : 2));
 		if (ep_start != 0 && !presampled)
-			next = ep_start + T - W;
+			next = look_at - W;
 		else if (ep_start != 0 && ep_dumps < 3)
-			next = ep_start + (T << ep_dumps);
+			next = look_at;
 		else
 			next = now + T;
 		if (ep_start != 0 && presampled && ep_dumps < 3 && !declared &&
-		    ht_blocked_wants_ticks() && next > now + ht_blocked_tick(T))
-			next = now + ht_blocked_tick(T);
+		    ht_blocked_wants_ticks()) {
+			int64_t tick = now + ht_blocked_tick(T);
+			if (tick < look_at - W)
+				tick = look_at - W;	/* none outside the windows */
+			if (tick < next)
+				next = tick;
+		}
 		if (next > now + T)
 			next = now + T;
 		if (closing_held(now) && next < atomic_load(&closing_ns) + CLOSING_HOLD_NS)
