@@ -51,6 +51,9 @@ void ht_blocked_reset(void)
 	py_reset();
 }
 
+/* Before every look: its progress window is the last W seconds, what the
+ * process does now (a rank that imported for seconds and then blocked is
+ * idle in the window before its next look). */
 void ht_blocked_presample(void)
 {
 	ht_lib_watchdog_cpu_sync();

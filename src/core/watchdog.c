@@ -235,7 +235,8 @@ static void *main_loop(void *arg)
 	/* Loaded here, off the application's threads, so that a dump from a
 	 * signal handler (a forked child has no watchdog) finds it ready. */
 	ht_unwind_prepare();
-	bool presampled = false, declared = false;
+	bool declared = false;
+	int presampled = -1;	/* the look (ep_dumps) whose window was sampled */
 	bool trailing = false;	/* found working: the episode's 2x and 4x dumps still come */
 	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
@@ -257,7 +258,8 @@ static void *main_loop(void *arg)
 		if (oldest != INT64_MAX && oldest != ep_start) {
 			ep_start = oldest;
 			ep_dumps = 0;
-			presampled = declared = trailing = false;
+			presampled = -1;
+			declared = trailing = false;
 			ht_blocked_reset();
 		} else if (oldest == INT64_MAX) {
 			ep_start = 0;
@@ -266,27 +268,27 @@ static void *main_loop(void *arg)
 		/* In the window before each look: a progress sample before the
 		 * first, cheap Python looks before every one. */
 		if (ep_start != 0 && ep_dumps < 3 && now - oldest >= (T << ep_dumps) - W) {
-			if (!presampled) {
+			if (presampled != ep_dumps) {
 				ht_blocked_presample();
-				presampled = true;
+				presampled = ep_dumps;
 			} else if (!declared && ht_blocked_wants_ticks()) {
 				ht_blocked_between();
 			}
 		}
 		if (ep_start != 0 && now - oldest >= T && ep_dumps < 3 &&
 		    now - oldest >= T << ep_dumps && dump_begin()) {
-			ep_dumps++;
-			if (!presampled) {
+			if (presampled != ep_dumps) {
 				ht_blocked_presample();
-				presampled = true;
+				presampled = ep_dumps;
 			}
+			ep_dumps++;
 			ht_blocked_look_begin(call0 != INT64_MAX && now - call0 >= T);
+			atomic_store(&stall_dumped, true);	/* exit's after_dump: after a timeout dump */
 			ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
 			dump_end();
 			enum ht_look_result r = ht_blocked_result();
 			if (r == HT_LOOK_BLOCKED && !declared) {
 				declared = true;
-				atomic_store(&stall_dumped, true);
 				say_stall(ht_now() - oldest);
 				if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
 					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
@@ -300,13 +302,13 @@ static void *main_loop(void *arg)
 		int64_t next;
 		now = ht_now();
 		int64_t look_at = ep_start + (T << (ep_dumps < 3 ? ep_dumps : 2));
-		if (ep_start != 0 && !presampled)
+		if (ep_start != 0 && ep_dumps < 3 && presampled != ep_dumps)
 			next = look_at - W;
 		else if (ep_start != 0 && ep_dumps < 3)
 			next = look_at;
 		else
 			next = now + T;
-		if (ep_start != 0 && presampled && ep_dumps < 3 && !declared &&
+		if (ep_start != 0 && presampled == ep_dumps && ep_dumps < 3 && !declared &&
 		    ht_blocked_wants_ticks()) {
 			int64_t tick = now + ht_blocked_tick(T);
 			if (tick < look_at - W)

@@ -131,8 +131,10 @@ static void end_state(struct rep_proc *p, double now)
 		looked |= e->undeclared;
 		declared |= !e->undeclared;
 	}
-	if (looked && !declared)
+	if (looked && !declared) {
 		st = false;
+		p->slow = true;
+	}
 	p->stalled = st;
 	p->waiting = st && (p->end == REP_RUNNING || p->end == REP_SIGNALED);
 }
@@ -734,7 +736,8 @@ void ht_rep_model(struct rep_job *job)
 			struct rep_proc *p = lists[l]->v[i];
 			p->failed = !ht_rep_steady(p) &&
 				    (p->end == REP_VANISHED ||
-				     (p->end == REP_SIGNALED && !(p->exit_after_dump && p->stalled)) ||
+				     (p->end == REP_SIGNALED &&
+				      !(p->exit_after_dump && (p->stalled || p->slow))) ||
 				     (p->end == REP_EXITED && p->exit_status != 0));
 			job->stuck |= rep_waited(p);
 			job->failed |= p->failed;

@@ -281,6 +281,7 @@ struct rep_proc {
 	struct rep_loc fork_cuda_loc;
 	const char **warns;		/* warning events' msg */
 	size_t nwarns;
+	bool slow;			/* looked at past its deadline, found working (not declared) */
 	const char *degraded;		/* a warning's "degraded" (what is not watched) */
 	const char *degraded_msg;
 	struct rep_loc degraded_loc;

@@ -130,7 +130,10 @@ static void missing_rank(struct rep_job *job)
 /* Killed while waiting: it ended by a signal after its own stall dump. */
 static bool killed_waiting(const struct rep_proc *p)
 {
-	return p->end == REP_SIGNALED && p->exit_after_dump && p->stalled;
+	/* Killed after its own looks: blocked (stalled), or slow in startup
+	 * (looks that declared nothing): the launcher ended it, it did not
+	 * end by itself. */
+	return p->end == REP_SIGNALED && p->exit_after_dump && (p->stalled || p->slow);
 }
 
 static size_t count_waiting(const struct rep_job *job)
