@@ -18,12 +18,17 @@ t = torch.ones(1024)
 end = time.monotonic() + secs
 steps = 0
 if mode == "healthy":
-    while time.monotonic() < end:
+    # Every rank runs the same number of steps: they stop together when
+    # the first of them is out of time (a flag reduced with MIN).
+    go = torch.ones(1)
+    while go.item() > 0:
         for _ in range(4):
             a = torch.tanh(a @ a)
         dist.all_reduce(t)
         t /= 2
         steps += 1
+        go = torch.tensor([1.0 if time.monotonic() < end else 0.0])
+        dist.all_reduce(go, op=dist.ReduceOp.MIN)
     dist.barrier()
 elif mode == "barrier":
     if rank == 0:
