@@ -61,7 +61,7 @@ CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
-.PHONY: all lib cli deps test-deps check it test install demo demo-torch bench fuzz clean
+.PHONY: all lib cli deps test-deps jax-venv check it test install demo demo-torch bench fuzz clean
 all: lib cli
 lib: $(B)/libhangtrace.so
 cli: $(B)/hangtrace
@@ -70,6 +70,10 @@ deps:
 	@scripts/deps.sh build
 test-deps:
 	@scripts/deps.sh test
+# JAX for the CPU from PyPI into $(B)/venv (not a Debian package); the JAX
+# tests say SKIP with the reason when it cannot be had, so this never fails.
+jax-venv: test-deps
+	@scripts/jax-venv.sh $(B) >/dev/null || true
 
 # The exported names are generated from hooks/hooks.def, the one list.
 $(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.sh | $(B)
@@ -184,12 +188,12 @@ check: $(B)/tests/check_runner
 	$(B)/tests/check_runner
 
 it: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(FAKE_CUDA_SELFTEST_BINS) \
-	$(FAKE_NCCL_ALL) test-deps
+	$(FAKE_NCCL_ALL) test-deps jax-venv
 	@B=$(abspath $(B)) tests/run-it.sh $(IT)
 
 # `make test`: the Check suites, then every integration script; one closing count.
 test: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) \
-	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL) test-deps
+	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL) test-deps jax-venv
 	@B=$(abspath $(B)) tests/run-all.sh
 
 install: all

@@ -22,3 +22,5 @@ echo "== hangtrace report over a stalled job's traces (budget 3 s and 1 GiB at 1
 "$root/bench/report_scale.sh"
 echo "== hangtrace check over 8 ranks on one host, all passing (budget 3 s)"
 "$root/bench/check.sh"
+echo "== CPU of the watchdog of a process that is not stalled (budget 0.1% of one core)"
+"$root/bench/watchdog_cpu.sh"

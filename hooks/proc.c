@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "clock.h"
 #include "common.h"
 #include "families.h"
@@ -66,6 +67,8 @@ HT_EXPORT pid_t fork(void)
 			char buf[256];
 			struct ht_jw w;
 			ht_ev_begin(&w, buf, sizeof(buf), HT_EV_FORK);
+			ht_children_add(pid);
+			ht_children_add(pid);
 			ht_jw_int(&w, "child", pid);
 			ht_jw_bool(&w, "cuda_initialized", cuda);
 			ht_ev_emit(&w);

@@ -18,6 +18,8 @@
 #include "buildlock.h"
 #include "clock.h"
 #include "common.h"
+#include "blocked.h"
+#include "children.h"
 #include "dump.h"
 #include "elfsym.h"
 #include "families.h"
@@ -26,12 +28,14 @@
 #include "inflight.h"
 #include "jsonw.h"
 #include "procfs.h"
+#include "progress.h"
 #include "pystack.h"
 #include "real.h"
 #include "signals.h"
 #include "state.h"
 #include "unwind.h"
 #include "writer.h"
+#include "waitpoint.h"
 
 #define ARENA_SIZE (64u << 20)		/* reserved, touched only as used */
 #define ANSWER_WAIT_NS (60 * 1000000LL)	/* the bound on unanswered threads */
@@ -41,6 +45,10 @@
 static char line[65536];
 static uint32_t dump_no;
 static uint32_t unwind_gen;
+static enum ht_dump_reason cur_why;
+static bool feed_main;		/* the main thread's frames go to the wait-point matcher */
+static void *handler_uc;	/* dumping from a signal handler: its context */
+static _Atomic bool in_dump;
 
 
 struct thr {
@@ -254,6 +262,8 @@ static void write_frames(struct ht_jw *w, const struct ht_uslot *u, const struct
 			len = ht_append(f, sizeof(f), len, "??");
 		}
 		ht_append(f, sizeof(f), len, ")");
+		if (feed_main)
+			ht_wp_native(k, f);
 		ht_jw_str(w, NULL, f);
 	}
 	ht_jw_end(w);
@@ -307,7 +317,8 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 	if (t->have_stat && ticks > 0)
 		ht_jw_secs(&w, "cpu", (int64_t)((t->st.utime + t->st.stime) *
 					   (uint64_t)(HT_NS_PER_SEC / ticks)));
-	bool watchdog = t->tid == ht_tls.tid;
+	bool watchdog = t->tid == ht_tls.tid && handler_uc == NULL;
+	feed_main = cur_why == HT_DUMP_TIMEOUT && t->tid == ht_g.pid;
 	const struct ht_uslot *u = t->slot >= 0 && t->answered ? &ht_uslots[t->slot] : NULL;
 	ht_jw_bool(&w, "answered", u != NULL);
 	if (watchdog)
@@ -339,41 +350,41 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 		if (py[k].ident != ident)
 			continue;
 		ht_jw_arr_begin(&w, "python");
-		for (int f = 0; f < py[k].n; f++)
+		for (int f = 0; f < py[k].n; f++) {
+			if (feed_main)
+				ht_wp_python(f, py[k].frames[f]);
 			ht_jw_str(&w, NULL, py[k].frames[f]);
+		}
 		ht_jw_end(&w);
 		break;
 	}
+	feed_main = false;
 	a->used = mark;
 	ht_ev_emit(&w);
 }
 
-static void write_io(struct ht_jw *w)
+/* The process's I/O counters when the dump began, rchar and wchar less
+ * the library's own reads and writes up to then (io_hangtrace). */
+static void write_io(struct ht_jw *w, const struct ht_io *io, int64_t lib_r, int64_t lib_w)
 {
-	static const char *const keys[] = { "rchar", "wchar", "syscr", "syscw",
-					    "read_bytes", "write_bytes" };
-	char buf[1024];
 	ht_jw_obj_begin(w, "io");
-	if (ht_read_file("/proc/self/io", buf, sizeof(buf)) > 0) {
-		for (size_t i = 0; i < HT_ARRAY_SIZE(keys); i++) {
-			size_t k = strlen(keys[i]);
-			for (char *p = buf; (p = strstr(p, keys[i])) != NULL; p++) {
-				if ((p != buf && p[-1] != '\n') || p[k] != ':')
-					continue;
-				int64_t v = 0;
-				for (char *d = p + k + 1; *d == ' ' || (*d >= '0' && *d <= '9'); d++)
-					if (*d != ' ')
-						v = v * 10 + (*d - '0');
-				ht_jw_int(w, keys[i], v);
-				break;
-			}
-		}
+	if (io->ok) {
+		ht_jw_int(w, "rchar", io->rchar > lib_r ? io->rchar - lib_r : 0);
+		ht_jw_int(w, "wchar", io->wchar > lib_w ? io->wchar - lib_w : 0);
+		ht_jw_int(w, "syscr", io->syscr);
+		ht_jw_int(w, "syscw", io->syscw);
+		ht_jw_int(w, "read_bytes", io->read_bytes);
+		ht_jw_int(w, "write_bytes", io->write_bytes);
 	}
+	ht_jw_end(w);
+	ht_jw_obj_begin(w, "io_hangtrace");
+	ht_jw_int(w, "rchar", lib_r);
+	ht_jw_int(w, "wchar", lib_w);
 	ht_jw_end(w);
 }
 
 static void write_end(struct ht_arena *a, int64_t t0, size_t threads, size_t unanswered,
-		      const char *py)
+		      const char *py, const struct ht_io *io, int64_t lib_r, int64_t lib_w)
 {
 	/* The families' fields (the NCCL ring: 4096 entries) may be long:
 	 * this line gets a buffer of its own. */
@@ -392,9 +403,52 @@ static void write_end(struct ht_arena *a, int64_t t0, size_t threads, size_t una
 	ht_jw_str(&w, "unwinder", ht_unwind_name());
 	if (py != NULL)
 		ht_jw_str(&w, "python", py);
-	write_io(&w);
+	write_io(&w, io, lib_r, lib_w);
+	if (cur_why == HT_DUMP_TIMEOUT)
+		ht_blocked_end_fields(&w);
 	ht_families_dump_end(&w);
 	ht_ev_emit(&w);
+}
+
+/* A dump_end that says the dump was cut short, and why. */
+static void write_cut(int64_t t0, const char *why)
+{
+	char buf[512];
+	struct ht_jw w;
+	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_DUMP_END);
+	ht_jw_uint(&w, "dump", dump_no);
+	ht_jw_secs(&w, "dur", ht_now() - t0);
+	ht_jw_str(&w, "cut", why);
+	ht_ev_emit(&w);
+}
+
+void ht_dump_mark_cut(const char *why)
+{
+	/* Only once per dump: whoever clears the flag writes the line. */
+	if (atomic_exchange(&in_dump, false))
+		write_cut(ht_now(), why);
+}
+
+bool ht_dump_in_progress(void)
+{
+	return atomic_load(&in_dump);
+}
+
+/* The dumping thread itself, from its signal handler's context. */
+static void unwind_self(struct thr *t, size_t nt, uint32_t gen)
+{
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i].tid != ht_tls.tid || (t[i].slot = slot_for(t[i].tid)) < 0)
+			continue;
+		struct ht_uslot *u = &ht_uslots[t[i].slot];
+		atomic_store(&u->want, gen);
+		atomic_store(&u->sent, gen);
+		int in_term = ht_tls.in_term;
+		ht_tls.in_term = 0;
+		ht_unwind_in_handler(handler_uc, (uint32_t)t[i].slot, gen);
+		ht_tls.in_term = in_term;
+		t[i].signalled = t[i].answered = atomic_load(&u->done) == gen;
+	}
 }
 
 void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
@@ -405,17 +459,29 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 	if (atomic_load(&ht_g.trace_fd) < 0 && !ht_g.trace_lost)
 		return;
 	dump_no++;
+	cur_why = why;
+	atomic_store(&in_dump, true);
+	struct ht_lib_mark mark;
+	ht_lib_mark_begin(&mark);
+	int64_t lib_r = ht_lib_rchar() - mark.n, lib_w = ht_lib_wchar();
 	write_stall(why, n, age_ns, t0);
+	/* Forked children (DataLoader workers) are dumped with their parent;
+	 * `hangtrace dump` asks each of them itself. */
+	if (why != HT_DUMP_ON_DEMAND)
+		ht_children_dump();
 	ht_families_dump();
 	if (ht_arena_open(&a, ARENA_SIZE) < 0) {
-		ht_ev_warning("dump incomplete: no memory for the stacks");
+		ht_dump_mark_cut("no memory for the stacks");
 		return;
 	}
-	ht_unwind_prepare();
+	if (handler_uc == NULL)
+		ht_unwind_prepare();
 	struct thr *t = ht_arena_alloc(&a, MAX_THREADS * sizeof(*t));
 	size_t nt = t != NULL ? list_threads(t, MAX_THREADS) : 0;
 	reap_slots(t, nt);
 	uint32_t gen = ++unwind_gen;
+	if (handler_uc != NULL)
+		unwind_self(t, nt, gen);
 	signal_and_wait(t, nt, gen);
 
 	struct ht_maps maps = { 0 };
@@ -443,6 +509,23 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 			unanswered++;
 	}
 	ht_buildlock_dump(py, npy);
-	write_end(&a, t0, nt, unanswered, py_status);
+	/* A SIGTERM that gave up waiting may have marked it cut already. */
+	if (atomic_exchange(&in_dump, false))
+		write_end(&a, t0, nt, unanswered, py_status, &mark.io, lib_r, lib_w);
+	ht_lib_mark_end(&mark);
 	ht_arena_close(&a);
+}
+
+void ht_dump_here(enum ht_dump_reason why, void *uc)
+{
+	pid_t tid = ht_tls.tid;
+	ht_tls.tid = (pid_t)syscall(SYS_gettid);
+	ht_tls.depth++;
+	handler_uc = uc;
+	int64_t cpu0 = ht_thread_cpu_ns();
+	ht_dump(why, 0, 0);
+	ht_lib_add_cpu(ht_thread_cpu_ns() - cpu0);
+	handler_uc = NULL;
+	ht_tls.depth--;
+	ht_tls.tid = tid;
 }

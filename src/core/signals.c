@@ -18,12 +18,15 @@
 #include "common.h"
 #include "fmt.h"
 #include "jsonw.h"
+#include "dump.h"
+#include "progress.h"
 #include "real.h"
 #include "signals.h"
 #include "state.h"
 #include "unwind.h"
 #include "watchdog.h"
 #include "writer.h"
+#include "watchdog_ext.h"
 
 /* The tag of our unwind requests in si_value: magic, slot, generation. */
 #define TAG_MAGIC 0x4854ULL
@@ -175,10 +178,18 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 		sigaddset(&dump, ht_g.dump_signal);
 		ht_tls.in_term++;
 		pthread_sigmask(SIG_UNBLOCK, &dump, NULL);
-		uint32_t gen = ht_watchdog_request(HT_DUMP_SIGTERM);
-		ht_watchdog_wait_dump(gen, 3 * HT_NS_PER_SEC);
+		bool written = ht_watchdog_term_dump(3 * HT_NS_PER_SEC);
 		pthread_sigmask(SIG_BLOCK, &dump, NULL);
 		ht_tls.in_term--;
+		bool dies = o != NULL && !(o->app.sa_flags & SA_SIGINFO) &&
+			    o->app.sa_handler == SIG_DFL;
+		if (!written && dies)
+			ht_dump_mark_cut("SIGTERM: the process ended before the dump was written");
+	} else if (ht_active() && syscall(SYS_getpid) == ht_g.pid) {
+		/* No watchdog thread here (a forked child, or none could be
+		 * started): this thread writes the dump itself. */
+		if (!ht_watchdog_dump_here(HT_DUMP_SIGTERM, uc))
+			ht_watchdog_wait_here(3 * HT_NS_PER_SEC);
 	}
 	if (o != NULL)
 		chain(o, sig, si, uc);
@@ -192,7 +203,9 @@ static void on_dump(int sig, siginfo_t *si, void *uc)
 	uint64_t tag = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
 
 	if (si->si_code == SI_QUEUE && si->si_pid == ht_g.pid && (tag >> 48) == TAG_MAGIC) {
+		int64_t cpu0 = ht_thread_cpu_ns();
 		ht_unwind_in_handler(uc, (uint32_t)((tag >> 32) & 0xffff), (uint32_t)tag);
+		ht_lib_add_cpu(ht_thread_cpu_ns() - cpu0);	/* the library's, not the job's */
 	} else {
 		bool app_handler = (o->app.sa_flags & SA_SIGINFO) ||
 				   (o->app.sa_handler != SIG_DFL && o->app.sa_handler != SIG_IGN);
@@ -200,6 +213,8 @@ static void on_dump(int sig, siginfo_t *si, void *uc)
 			chain(o, sig, si, uc);	/* the application uses it after all */
 		else if (ht_active() && ht_watchdog_running())
 			ht_watchdog_request(HT_DUMP_ON_DEMAND);
+		else if (ht_active() && syscall(SYS_getpid) == ht_g.pid)
+			ht_watchdog_dump_here(HT_DUMP_ON_DEMAND, uc);	/* no watchdog thread */
 	}
 	errno = saved;
 }

@@ -32,6 +32,10 @@
 #include "state.h"
 #include "watchdog.h"
 #include "writer.h"
+#include "children.h"
+#include "degraded.h"
+#include "unwind.h"
+#include "watchdog_ext.h"
 
 __thread struct ht_tls ht_tls __attribute__((tls_model("initial-exec")));
 struct ht_global ht_g = { .state = HT_OFF, .trace_fd = -1 };
@@ -138,14 +142,22 @@ static void activate_locked(enum ht_reason why)
 	launch_line();
 
 	if (ht_signals_install() < 0)
-		ht_ev_warning("could not install signal handlers: no SIGTERM dumps");
+		ht_degraded("signals", "could not install signal handlers: no SIGTERM dumps", errno);
 	if (!exit_registered && on_exit(on_exit_record, NULL) == 0)
 		exit_registered = true;
 	if (!atfork_registered && pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
 		atfork_registered = true;
 	ht_families_activate();
-	if (why != HT_REASON_FORK && ht_watchdog_start() < 0)
-		ht_ev_warning("could not start the watchdog thread: no stall dumps");
+	int wrc = why != HT_REASON_FORK ? ht_watchdog_start() : 0;
+	if (wrc < 0) {
+		/* SIGTERM and on-demand dumps still work, from the signalled
+		 * thread (dump.h); stalls go unseen. */
+		ht_degraded("watchdog", "not watched: could not start the watchdog thread, "
+			    "so no stall is seen or aborted (SIGTERM dumps still work)", -wrc);
+		ht_unwind_prepare();
+		if (wrc == -EAGAIN)
+			ht_watchdog_retry_later();	/* the thread limit may lift */
+	}
 }
 
 bool ht_activate(enum ht_reason why)
@@ -187,6 +199,7 @@ void ht_fork_child(pid_t parent, bool cuda)
 	for (size_t i = 0; i < HT_ARRAY_SIZE(ht_g.call_lines); i++)
 		atomic_store(&ht_g.call_lines[i], 0);
 	ht_watchdog_forget();
+	ht_children_forget();
 	ht_families_fork_child();
 	ht_phases_reset(&ht_g.phases, ht_now());
 	if (ht_trace_reopen_child() < 0) {

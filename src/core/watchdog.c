@@ -10,6 +10,7 @@
  * every signal but the synchronous faults.
  */
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <linux/futex.h>
@@ -21,15 +22,21 @@
 #include "clock.h"
 #include "common.h"
 #include "dump.h"
+#include "events.h"
 #include "fmt.h"
 #include "hangtrace.h"
 #include "inflight.h"
 #include "phase.h"
+#include "blocked.h"
+#include "degraded.h"
 #include "procfs.h"
+#include "progress.h"
 #include "real.h"
 #include "state.h"
 #include "watchdog.h"
 #include "writer.h"
+#include "unwind.h"
+#include "watchdog_ext.h"
 
 static pthread_t thread;
 static _Atomic bool running, stopping;
@@ -44,6 +51,17 @@ static _Atomic int64_t closing_ns;	/* when the process began to end, or 0 */
  * its exit handlers is dumped after it. */
 #define CLOSING_HOLD_NS HT_NS_PER_SEC
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Steady state found by a look (blocked.h), not by a CUDA synchronize: a
+ * phase begun after it is watched again until a look finds the process
+ * working again (the epoch of that look). */
+static bool steady_by_progress;
+static _Atomic uint32_t resteady_epoch;
+static _Atomic bool here_busy;	/* a dump from a signal handler is being written */
+static _Atomic uint32_t term_gen;	/* the SIGTERM dump being waited for */
+static _Atomic int64_t term_done_ns;
+/* The job names a rendezvous endpoint (read at start, in the starting
+ * thread): its startup is over only once that rendezvous has ended. */
+static bool expects_rendezvous;
 
 bool ht_watchdog_running(void)
 {
@@ -121,19 +139,48 @@ bool ht_watchdog_wait_dump(uint32_t gen, int64_t max_ns)
 }
 
 /* The start of the oldest thing that can stall: the current phase (unless
- * steady was reached) or a blocking call in flight. INT64_MAX if none. */
-static int64_t oldest_start(void)
+ * steady was reached) or a blocking call in flight. INT64_MAX if none.
+ * *call: the start of the oldest call in flight alone. */
+static int64_t oldest_start(int64_t *call)
 {
 	int64_t oldest = INT64_MAX;
 	struct ht_inflight_view v[64];
 
-	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY))
+	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) ||
+	    (steady_by_progress && atomic_load(&ht_g.phases.current) != HT_PHASE_STEADY &&
+	     atomic_load(&ht_g.phases.epoch) != atomic_load(&resteady_epoch)))
 		oldest = atomic_load(&ht_g.phases.changed_ns);
+	*call = INT64_MAX;
 	size_t n = ht_inflight_snapshot(&ht_g.inflight, v, HT_ARRAY_SIZE(v));
 	for (size_t i = 0; i < n; i++)
-		if (v[i].start_ns < oldest)
-			oldest = v[i].start_ns;
-	return oldest;
+		if (v[i].start_ns < *call)
+			*call = v[i].start_ns;
+	return *call < oldest ? *call : oldest;
+}
+
+/*
+ * A look found the process working past its deadline. Its startup is over
+ * (SPEC section 6) when it is past its rendezvous, or past launch where it
+ * has none: the job names no rendezvous endpoint (an MPI job, wired up by
+ * its launcher). A rank still in launch that will rendezvous later (a long
+ * import, a checkpoint load) is only slow: not steady yet. The first time,
+ * the steady phase line says so. False when it is not steady.
+ */
+static bool found_working(void)
+{
+	char buf[256];
+	struct ht_jw w;
+
+	if (expects_rendezvous && !ht_phases_has_ended(&ht_g.phases, HT_PHASE_RENDEZVOUS))
+		return false;
+	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) &&
+	    ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_STEADY, HT_BEGIN)) {
+		steady_by_progress = true;
+		ht_jw_str(&w, "via", "progress");
+		ht_ev_emit(&w);
+	}
+	atomic_store(&resteady_epoch, atomic_load(&ht_g.phases.epoch));
+	return true;
 }
 
 static void say_stall(int64_t age)
@@ -171,6 +218,9 @@ static void serve_requests(void)
 		ht_dump((reasons & (1u << HT_DUMP_SIGTERM)) ? HT_DUMP_SIGTERM : HT_DUMP_ON_DEMAND,
 			0, 0);
 		dump_end();
+		/* Requests that came during the dump are answered by it: a
+		 * second SIGTERM or dump request never starts another. */
+		upto = atomic_load(&req_gen);
 	}
 	atomic_store(&done_gen, upto);
 }
@@ -193,44 +243,91 @@ static void *main_loop(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
 	ht_tls.depth = 1;	/* our own calls never run hook logic */
 	ht_tls.tid = (pid_t)syscall(SYS_gettid);
+	/* Loaded here, off the application's threads, so that a dump from a
+	 * signal handler (a forked child has no watchdog) finds it ready. */
+	ht_unwind_prepare();
+	bool declared = false;
+	int presampled = -1;	/* the look (ep_dumps) whose window was sampled */
+	bool trailing = false;	/* found working: the episode's 2x and 4x dumps still come */
 	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
 		int64_t T = ht_g.opt.timeout_ns;
+		int64_t W = ht_blocked_window(T);
 		int64_t now = ht_now();
-		int64_t oldest = oldest_start();
+		int64_t call0;
+		int64_t oldest = oldest_start(&call0);
+		/* Found working (steady from then on), the dumps at 2x and 4x
+		 * are still taken as evidence, unless a phase begins. */
+		if (trailing && ep_dumps < 3 && ep_start != 0 &&
+		    atomic_load(&ht_g.phases.epoch) == atomic_load(&resteady_epoch)) {
+			if (ep_start < oldest)
+				oldest = ep_start;
+		} else {
+			trailing = false;
+		}
 
-		if (oldest != INT64_MAX && now - oldest >= T) {
-			if (oldest != ep_start) {
-				ep_start = oldest;
-				ep_dumps = 0;
+		if (oldest != INT64_MAX && oldest != ep_start) {
+			ep_start = oldest;
+			ep_dumps = 0;
+			presampled = -1;
+			declared = trailing = false;
+			ht_blocked_reset();
+		} else if (oldest == INT64_MAX) {
+			ep_start = 0;
+			ep_dumps = 0;
+		}
+		/* In the window before each look: a progress sample before the
+		 * first, cheap Python looks before every one. */
+		if (ep_start != 0 && ep_dumps < 3 && now - oldest >= (T << ep_dumps) - W) {
+			if (presampled != ep_dumps) {
+				ht_blocked_presample();
+				presampled = ep_dumps;
+			} else if (!declared && ht_blocked_wants_ticks()) {
+				ht_blocked_between();
 			}
-			if (ep_dumps < 3 && now - oldest >= T << ep_dumps && dump_begin()) {
-				ep_dumps++;
-				atomic_store(&stall_dumped, true);
-				if (ep_dumps == 1)
-					say_stall(now - oldest);
-				ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
-				dump_end();
-				if (ep_dumps == 1)
-					ht_brief_on_stall(serve_requests);
+		}
+		if (ep_start != 0 && now - oldest >= T && ep_dumps < 3 &&
+		    now - oldest >= T << ep_dumps && dump_begin()) {
+			if (presampled != ep_dumps) {
+				ht_blocked_presample();
+				presampled = ep_dumps;
+			}
+			ep_dumps++;
+			ht_blocked_look_begin(call0 != INT64_MAX && now - call0 >= T);
+			atomic_store(&stall_dumped, true);	/* exit's after_dump: after a timeout dump */
+			ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
+			dump_end();
+			enum ht_look_result r = ht_blocked_result();
+			if (r == HT_LOOK_BLOCKED && !declared) {
+				declared = true;
+				say_stall(ht_now() - oldest);
+				ht_brief_on_stall(serve_requests);	/* the verdicts in the job's log */
 				if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
 					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
 					abort();
 				}
+			} else if (r == HT_LOOK_WORKING && call0 == INT64_MAX && found_working()) {
+				trailing = true;
 			}
-		} else {
-			ep_start = 0;
-			ep_dumps = 0;
 		}
 
 		int64_t next;
 		now = ht_now();
-		if (ep_start != 0 && ep_dumps < 3)
-			next = ep_start + (T << ep_dumps);
-		else if (ep_start == 0 && oldest != INT64_MAX)
-			next = oldest + T;
+		int64_t look_at = ep_start + (T << (ep_dumps < 3 ? ep_dumps : 2));
+		if (ep_start != 0 && ep_dumps < 3 && presampled != ep_dumps)
+			next = look_at - W;
+		else if (ep_start != 0 && ep_dumps < 3)
+			next = look_at;
 		else
 			next = now + T;
+		if (ep_start != 0 && presampled == ep_dumps && ep_dumps < 3 && !declared &&
+		    ht_blocked_wants_ticks()) {
+			int64_t tick = now + ht_blocked_tick(T);
+			if (tick < look_at - W)
+				tick = look_at - W;	/* none outside the windows */
+			if (tick < next)
+				next = tick;
+		}
 		if (next > now + T)
 			next = now + T;
 		if (closing_held(now) && next < atomic_load(&closing_ns) + CLOSING_HOLD_NS)
@@ -248,10 +345,46 @@ static void *main_loop(void *arg)
 	return NULL;
 }
 
-int ht_watchdog_start(void)
+static int tls_size(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	size_t *sum = arg;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS)
+			*sum += info->dlpi_phdr[i].p_memsz + info->dlpi_phdr[i].p_align;
+	return 0;
+}
+
+/* glibc carves the static TLS block of every loaded object (and the
+ * thread descriptor) out of the stack it is given: a stack of 256 KiB
+ * cannot hold a library's 1 MiB of __thread data (pthread_create fails
+ * with EINVAL). The stack asked for is 256 KiB beyond that block. */
+static size_t stack_size(void)
+{
+	size_t tls = 0;
+	dl_iterate_phdr(tls_size, &tls);
+	size_t page = 4096;
+	return ((256u << 10) + tls + 64 * 1024 + page - 1) & ~(page - 1);
+}
+
+static int create(bool with_size)
 {
 	sigset_t all, old;
 	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (with_size)
+		pthread_attr_setstacksize(&attr, stack_size());
+	/* The thread inherits this mask: it never takes a signal. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = -pthread_create(&thread, &attr, main_loop, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
+int ht_watchdog_start(void)
+{
 	int rc = 0;
 
 	if (atomic_load(&running))
@@ -260,19 +393,64 @@ int ht_watchdog_start(void)
 	if (atomic_load(&running))
 		goto out_unlock;
 	atomic_store(&stopping, false);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	/* The thread inherits this mask: it never takes a signal. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = -pthread_create(&thread, &attr, main_loop, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	expects_rendezvous = getenv("MASTER_ADDR") != NULL || getenv("MASTER_PORT") != NULL ||
+			     getenv("PET_RDZV_ENDPOINT") != NULL ||
+			     getenv("JAX_COORDINATOR_ADDRESS") != NULL;
+	rc = create(true);
+	if (rc == -EINVAL)	/* the size still too small: glibc's own default */
+		rc = create(false);
 	if (rc == 0)
 		atomic_store(&running, true);
 out_unlock:
 	pthread_mutex_unlock(&start_lock);
 	return rc;
+}
+
+bool ht_watchdog_dump_here(enum ht_dump_reason why, void *uc)
+{
+	if (atomic_exchange(&here_busy, true))
+		return false;	/* the dump in progress answers this request too */
+	bool done = false;
+	if (ht_active() && dump_begin()) {
+		ht_dump_here(why, uc);
+		dump_end();
+		done = true;
+	}
+	atomic_store(&here_busy, false);
+	return done;
+}
+
+bool ht_watchdog_wait_here(int64_t max_ns)
+{
+	int64_t deadline = ht_now() + max_ns;
+	while (atomic_load(&here_busy)) {
+		if (ht_now() >= deadline)
+			return false;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+bool ht_watchdog_term_dump(int64_t max_ns)
+{
+	/* SIGTERMs close together (coreutils timeout signals the child, then
+	 * its group; Slurm every task) share one dump. */
+	uint32_t gen = atomic_load(&term_gen);
+	int64_t done = atomic_load(&term_done_ns);
+	if (gen == 0 || (done != 0 && ht_now() - done > HT_NS_PER_SEC)) {
+		uint32_t mine = ht_watchdog_request(HT_DUMP_SIGTERM);
+		if (atomic_compare_exchange_strong(&term_gen, &gen, mine)) {
+			atomic_store(&term_done_ns, 0);
+			gen = mine;
+		}
+	}
+	bool ok = ht_watchdog_wait_dump(gen, max_ns);
+	if (ok) {
+		int64_t zero = 0;
+		atomic_compare_exchange_strong(&term_done_ns, &zero, ht_now());
+	}
+	return ok;
 }
 
 void ht_watchdog_stop(void)
@@ -288,10 +466,31 @@ void ht_watchdog_stop(void)
 	pthread_mutex_unlock(&start_lock);
 }
 
+/* No thread could be started (the thread limit): the hooks that bring back
+ * a parked watchdog try again, at most once a second. */
+static _Atomic int64_t retry_at;
+
+void ht_watchdog_retry_later(void)
+{
+	atomic_store(&retry_at, ht_now() + HT_NS_PER_SEC);
+	atomic_store(&ht_g.watchdog_parked, true);
+}
+
 void ht__watchdog_unpark_slow(void)
 {
-	if (ht_tls.depth == 0 && atomic_exchange(&ht_g.watchdog_parked, false) && ht_active())
-		ht_watchdog_start();
+	int64_t r = atomic_load(&retry_at);
+	if (r != 0 && ht_now() < r)
+		return;
+	if (ht_tls.depth == 0 && atomic_exchange(&ht_g.watchdog_parked, false) && ht_active()) {
+		int rc = ht_watchdog_start();
+		if (r != 0 && rc == 0) {
+			atomic_store(&retry_at, 0);
+			ht_degraded_recovered("watchdog", "the watchdog thread started after all: "
+				      "this process is watched from now on");
+		} else if (r != 0) {
+			ht_watchdog_retry_later();
+		}
+	}
 }
 
 void ht_watchdog_forget(void)
@@ -300,8 +499,12 @@ void ht_watchdog_forget(void)
 	atomic_store(&running, false);
 	atomic_store(&stopping, false);
 	atomic_store(&ht_g.watchdog_parked, false);
+	atomic_store(&retry_at, 0);
 	atomic_store(&stall_dumped, false);
 	atomic_store(&dumping, false);
 	atomic_store(&closing_ns, 0);
+	atomic_store(&here_busy, false);
+	atomic_store(&term_gen, 0);
+	atomic_store(&term_done_ns, 0);
 	pthread_mutex_init(&start_lock, NULL);
 }

@@ -22,6 +22,7 @@
 #include "procfs.h"
 #include "state.h"
 #include "writer.h"
+#include "progress.h"
 
 static _Atomic bool stop_reported;
 /* Identity of our open trace file: a descriptor number the application
@@ -128,6 +129,7 @@ int ht_ev_emit(struct ht_jw *w)
 		ssize_t r = write(fd, w->buf + off, len - off);
 		if (r > 0) {
 			off += (size_t)r;
+			ht_lib_add_write(r);	/* the library's own I/O (progress.h) */
 			continue;
 		}
 		if (r < 0 && errno == EINTR)

@@ -196,8 +196,7 @@ class Proc:
         more = {} if declared is None else {"declared": declared}
         self.line(t, "stall", tid=self.pid + 1, dump=d, reason=reason, phase=phase,
                   phase_age=phase_age if phase_age is not None else t, n=n, deadline=60.0,
-                  age=t, calls=[{"name": c, "tid": self.pid, "age": t - 1.0} for c in calls],
-                  **more)
+                  age=t, calls=[{"name": c, "tid": self.pid, "age": t - 1.0} for c in calls])
         th = {"dump": d, "tid": self.pid, "name": name, "main": True, "state": state,
               "cpu": cpu, "answered": wchan is None}
         if wchan is None:
@@ -229,7 +228,7 @@ class Proc:
                               "start_thread (libc.so.6+0x8a134)"])
         self.line(t + 0.003, "thread", dump=d, tid=self.pid + 1, name="hangtrace", main=False,
                   state="R", cpu=0.0, answered=False, hangtrace=True)
-        return self.line(t + 0.004, "dump_end", tid=self.pid + 1, dump=d, dur=0.004,
+        return self.line(t + 0.004, "dump_end", tid=self.pid + 1, dump=d, dur=0.004, **more,
                          threads=3 + extra_threads + len(extra),
                          unanswered=0 if wchan is None else 1, unwinder="libunwind",
                          python="ok" if py is not None else None,

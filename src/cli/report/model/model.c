@@ -101,21 +101,6 @@ static bool vanished(const struct rep_proc *p, double now)
 	return now > expect + slack && now > p->last_ts + slack;
 }
 
-/* The current episode's timeout dumps all say "declared": false. */
-static bool undeclared_episode(const struct rep_proc *p)
-{
-	bool any = false;
-	for (size_t i = 0; i < p->ndumps; i++) {
-		const struct rep_dump *d = &p->dumps[i];
-		if (d->epoch != p->epoch || d->reason == NULL || strcmp(d->reason, "timeout") != 0)
-			continue;
-		if (d->declared != 0)
-			return false;
-		any = true;
-	}
-	return any;
-}
-
 static void end_state(struct rep_proc *p, double now)
 {
 	if (p->have_exit)
@@ -130,11 +115,6 @@ static void end_state(struct rep_proc *p, double now)
 	 * transition, return of the stalled call or exit followed it (a kill
 	 * after the dump leaves it stalled: it died waiting). */
 	bool st = d->epoch == p->epoch && p->last_call_end_stalled < d->line;
-	/* Dumps the library took but declared no stall at (a rank that keeps
-	 * working past the deadline, SPEC section 6): evidence, not a stall.
-	 * Traces that do not say keep the rule above. */
-	if (undeclared_episode(p))
-		st = false;
 	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
 		p->open_stall = false;
 	else
@@ -146,6 +126,21 @@ static void end_state(struct rep_proc *p, double now)
 	}
 	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
 		st = false;	/* a healthy rank dumped on demand */
+	/* A look at a rank that works past its deadline is evidence, not a
+	 * stall: the library declared none (dump_end "declared": false). A
+	 * later dump of the same episode that declares one counts. */
+	bool looked = false, declared = false;
+	for (size_t i = 0; i < p->ndumps; i++) {
+		const struct rep_dump *e = &p->dumps[i];
+		if (e->epoch != p->epoch || e->reason == NULL || strcmp(e->reason, "timeout") != 0)
+			continue;
+		looked |= e->undeclared;
+		declared |= !e->undeclared;
+	}
+	if (looked && !declared) {
+		st = false;
+		p->slow = true;
+	}
 	p->stalled = st;
 	p->waiting = st && (p->end == REP_RUNNING || p->end == REP_SIGNALED);
 }
@@ -779,7 +774,8 @@ void ht_rep_model(struct rep_job *job)
 			struct rep_proc *p = lists[l]->v[i];
 			p->failed = !ht_rep_steady(p) && !p->killed &&
 				    (p->end == REP_VANISHED ||
-				     (p->end == REP_SIGNALED && !(p->exit_after_dump && p->stalled)) ||
+				     (p->end == REP_SIGNALED &&
+				      !(p->exit_after_dump && (p->stalled || p->slow))) ||
 				     (p->end == REP_EXITED && p->exit_status != 0));
 			job->stuck |= rep_waited(p);
 			job->failed |= p->failed;

@@ -128,7 +128,6 @@ struct rep_call {
 struct rep_dump {
 	int64_t no, n;
 	const char *reason;
-	int declared;			/* the library declared a stall: 1, 0; -1 not said */
 	int phase;			/* -1 unknown */
 	double ts, mono, phase_age;
 	const char *call;		/* the oldest call in flight, or NULL */
@@ -152,6 +151,9 @@ struct rep_dump {
 	uint32_t nframes, npy;
 	uint32_t unanswered;
 	const char *py_status;
+	/* From its dump_end (doc/trace-format.md): "cut" (the dump is not
+	 * whole) and "declared": false (a look that found no stall). */
+	bool cut, undeclared;
 };
 
 enum rep_end_kind { REP_RUNNING, REP_EXITED, REP_SIGNALED, REP_VANISHED };
@@ -224,6 +226,10 @@ struct rep_proc {
 	struct rep_loc fork_cuda_loc;
 	const char **warns;		/* warning events' msg */
 	size_t nwarns;
+	bool slow;			/* looked at past its deadline, found working (not declared) */
+	const char *degraded;		/* a warning's "degraded" (what is not watched) */
+	const char *degraded_msg;
+	struct rep_loc degraded_loc;
 	struct rep_dump *dumps;
 	size_t ndumps;			/* the newest REP_MAX_DUMPS are kept */
 	uint32_t last_call_end_stalled;	/* line of the latest call end stalled=true */

@@ -262,6 +262,11 @@ void ht_rep__proc_end(struct rep_rctx *c)
 
 	if (p == NULL)
 		return;
+	/* The last dump is the last whole one: a dump cut short (the process
+	 * ended in it, or says it was cut) is dropped when one before it is. */
+	while (p->ndumps > 1 && (!rep_has_loc(&p->dumps[p->ndumps - 1].end_loc) ||
+				 p->dumps[p->ndumps - 1].cut))
+		p->ndumps--;
 	/* Only the dumps after the last phase transition (the current
 	 * episode) say whether the process is stalled and whether it works:
 	 * its first and its latest dump are compared. */

@@ -358,9 +358,6 @@ static void on_stall(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	d->no = ht_rep__int(o, "dump");
 	d->n = ht_rep__int(o, "n");
 	d->reason = ht_rep__str(&c->a, o, "reason");
-	/* Whether the watchdog declared the stall (SPEC section 6: only a
-	 * blocked process); traces that do not say keep the old rule. */
-	d->declared = ht_rep__bool(o, "declared");
 	d->phase = ht_phase_from_name(json_string_value(json_object_get(o, "phase")));
 	d->phase_age = ht_rep__num(o, "phase_age");
 	d->ts = ts;
@@ -520,6 +517,14 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		on_stall(c, p, o, loc, ts, mono);
 		break;
 	case HT_EV_WARNING:
+		if (p->degraded != NULL && json_is_string(json_object_get(o, "recovered")) &&
+		    strcmp(json_string_value(json_object_get(o, "recovered")), p->degraded) == 0)
+			p->degraded = NULL;	/* watched after all */
+		else if (p->degraded == NULL && json_is_string(json_object_get(o, "degraded"))) {
+			p->degraded = ht_rep__str(&c->a, o, "degraded");
+			p->degraded_msg = ht_rep__str(&c->a, o, "msg");
+			p->degraded_loc = *loc;
+		}
 		if (p->nwarns < MAX_WARNS) {
 			const char *m = ht_rep__str(&c->a, o, "msg");
 			if (m != NULL)

@@ -295,6 +295,21 @@ static void note_unknown(struct rep_rctx *c, const char *type, uint32_t line)
 	}
 }
 
+/* True when the line has key (quoted) with value val (NULL: any). */
+static bool has_key(const char *s, size_t n, const char *key, const char *val)
+{
+	const char *end = s + n;
+	size_t k = strlen(key);
+	for (const char *p = s; (p = memmem(p, (size_t)(end - p), key, k)) != NULL; p += k) {
+		const char *q = p + k;
+		while (q < end && (*q == ' ' || *q == ':'))
+			q++;
+		if (val == NULL || ((size_t)(end - q) >= strlen(val) && memcmp(q, val, strlen(val)) == 0))
+			return true;
+	}
+	return false;
+}
+
 /* A dump line (thread, dump_end): only its place is noted. */
 static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, const char *s)
 {
@@ -304,6 +319,8 @@ static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, c
 	struct rep_dump *d = &p->dumps[c->open_dump];
 	if (end) {
 		d->end_loc = *loc;
+		d->cut = has_key(s, loc->len, "\"cut\"", NULL);
+		d->undeclared = has_key(s, loc->len, "\"declared\"", "false");
 		c->open_dump = -1;
 		return;
 	}

@@ -533,6 +533,7 @@ void ht_rep_verdicts(struct rep_job *job)
 	ht_rep_rules_buildlock(job);
 	ht_rep_rules_stalled(job);
 	ht_rep_rules_buildlock_slow(job);
+	ht_rep_rules_degraded(job);
 	for (size_t i = 0; i < job->nverdicts; i++) {
 		struct rep_verdict *v = job->verdicts[i];
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);

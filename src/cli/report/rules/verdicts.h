@@ -36,6 +36,6 @@ void ht_rep_rules_net(struct rep_job *job);	/* rendezvous, loopback, ifname, shm
 void ht_rep_rules_gpu(struct rep_job *job);	/* cuda, devices, fork, versions */
 void ht_rep_rules_nccl(struct rep_job *job);	/* ids, init errors, collectives */
 void ht_rep_rules_stalled(struct rep_job *job);	/* the generic stall */
-/* (A place for tracing_degraded, verdicts_degraded.c, when it lands.) */
+void ht_rep_rules_degraded(struct rep_job *job);	/* ranks the library could not watch */
 
 #endif

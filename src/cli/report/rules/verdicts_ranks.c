@@ -131,7 +131,10 @@ static void missing_rank(struct rep_job *job)
  * with the whole job (job.ended killed): judged as it was before. */
 static bool killed_waiting(const struct rep_proc *p)
 {
-	return p->killed || (p->end == REP_SIGNALED && p->exit_after_dump && p->stalled);
+	/* Killed after its own looks: blocked (stalled), or slow in startup
+	 * (looks that declared nothing): the launcher ended it, it did not
+	 * end by itself. */
+	return p->killed || (p->end == REP_SIGNALED && p->exit_after_dump && (p->stalled || p->slow));
 }
 
 static size_t count_waiting(const struct rep_job *job)

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * blocked.c: the decision of blocked.h. Thresholds: idle is under 5% of
+ * one core of the process's own CPU time over the window and under 64 KiB
+ * of its own I/O (a blocked TCPStore client, gloo pair or JAX coordination
+ * client uses neither; a rank that trains uses a core).
+ */
+#include "blocked.h"
+#include "progress.h"
+#include "waitpoint.h"
+
+#define IDLE_IO_BYTES (64 << 10)
+
+static struct ht_progress prev;
+static bool have_prev;
+static struct ht_look prev_look;
+static bool call_blocked;
+static struct ht_progress look_now;	/* taken as the dump began: its own reads come after */
+static enum ht_look_result result;
+/* The Python looks since the last dump look. */
+static uint64_t py_first;
+static bool py_seen, py_changed, py_none;
+
+int64_t ht_blocked_window(int64_t T)
+{
+	int64_t w = T / 3;
+	return w > 10 * HT_NS_PER_SEC ? 10 * HT_NS_PER_SEC : w;
+}
+
+int64_t ht_blocked_tick(int64_t T)
+{
+	int64_t t = T / 10;
+	if (t > HT_NS_PER_SEC)
+		t = HT_NS_PER_SEC;
+	if (t < 50 * 1000000LL)
+		t = 50 * 1000000LL;
+	return t;
+}
+
+static void py_reset(void)
+{
+	py_seen = py_changed = false;
+}
+
+void ht_blocked_reset(void)
+{
+	have_prev = false;
+	prev_look.valid = false;
+	result = HT_LOOK_UNDECIDED;
+	py_none = false;
+	py_reset();
+}
+
+/* Before every look: its progress window is the last W seconds, what the
+ * process does now (a rank that imported for seconds and then blocked is
+ * idle in the window before its next look). */
+void ht_blocked_presample(void)
+{
+	ht_lib_watchdog_cpu_sync();
+	ht_progress_sample(&prev);
+	have_prev = true;
+	ht_blocked_between();
+}
+
+void ht_blocked_between(void)
+{
+	uint64_t h;
+	const struct ht_sig *sig;
+
+	if (py_none || py_changed)
+		return;
+	if (!ht_wp_python_look(&h, &sig)) {
+		py_none = true;	/* not a CPython process: the dumps' stacks only */
+		return;
+	}
+	if (!py_seen) {
+		py_first = h;
+		py_seen = true;
+	} else if (h != py_first) {
+		py_changed = true;
+	}
+	ht_lib_watchdog_cpu_sync();
+}
+
+void ht_blocked_look_begin(bool blocked_call)
+{
+	call_blocked = blocked_call;
+	ht_lib_watchdog_cpu_sync();
+	ht_progress_sample(&look_now);
+	ht_wp_begin();
+}
+
+bool ht_blocked_wants_ticks(void)
+{
+	return !py_none && !py_changed && result != HT_LOOK_BLOCKED;
+}
+
+enum ht_look_result ht_blocked_result(void)
+{
+	return result;
+}
+
+enum ht_look_result ht_blocked_end_fields(struct ht_jw *w)
+{
+	struct ht_look look;
+	struct ht_progress now = look_now;
+
+	ht_wp_end(&look);
+	int64_t win = have_prev ? now.mono_ns - prev.mono_ns : 0;
+	int64_t cpu = have_prev ? now.cpu_ns - prev.cpu_ns : 0;
+	int64_t io = have_prev ? now.io - prev.io : 0;
+	if (cpu < 0)
+		cpu = 0;
+	if (io < 0)
+		io = 0;
+	bool idle = have_prev && win > 0 && cpu * 20 < win && io < IDLE_IO_BYTES;
+	bool wait = look.sig != NULL;
+	/* The Python frames of this look against those seen since the last. */
+	bool moved = py_changed || (py_seen && look.py_hash != 0 && look.py_hash != py_first);
+	bool same = prev_look.valid && look.valid && prev_look.hash == look.hash && !moved;
+	const char *why = NULL;
+
+	if (call_blocked)
+		why = "call";
+	else if (wait && (idle || same))
+		why = "wait_point";
+	else if (idle && look.activity == NULL)
+		why = "no_progress";
+	if (why != NULL)
+		result = HT_LOOK_BLOCKED;
+	else if (have_prev && !idle && (!wait || moved))
+		result = HT_LOOK_WORKING;
+	else
+		result = HT_LOOK_UNDECIDED;
+
+	ht_jw_bool(w, "declared", result == HT_LOOK_BLOCKED);
+	ht_jw_str(w, "blocked", why);
+	ht_jw_str(w, "wait_point", look.sig != NULL ? look.sig->id : NULL);
+	if (look.activity != NULL)
+		ht_jw_str(w, "activity", look.activity->id);
+	ht_jw_obj_begin(w, "progress");
+	if (have_prev) {
+		ht_jw_secs(w, "window", win);
+		ht_jw_secs(w, "cpu", cpu);
+		ht_jw_int(w, "io", io);
+	}
+	ht_jw_bool(w, "idle", idle);
+	if (prev_look.valid)
+		ht_jw_bool(w, "same_stack", same);
+	if (py_seen || look.py_hash != 0)
+		ht_jw_bool(w, "python_moved", moved);
+	ht_jw_end(w);
+
+	prev = now;
+	have_prev = true;
+	prev_look = look;
+	py_reset();
+	if (look.py_hash != 0) {
+		py_first = look.py_hash;
+		py_seen = true;
+	}
+	return result;
+}
