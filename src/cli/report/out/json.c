@@ -85,24 +85,6 @@ static json_t *pids(const struct rep_vec *v, bool wrappers, const struct rep_pro
 	return a;
 }
 
-/* The forked workers of a main (SPEC section 4: DataLoader workers),
- * with how they are: running, stuck (stalled), exited (status 0) or died. */
-static json_t *workers(const struct rep_proc *p)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; i < p->rel.n; i++) {
-		const struct rep_proc *q = p->rel.v[i];
-		if (q->parent != p || q->relevant == NULL || strcmp(q->relevant, "fork") != 0 ||
-		    q->nexec > 0)
-			continue;
-		const char *state = q->end == REP_RUNNING ? (q->stalled ? "stuck" : "running") :
-				    q->end == REP_EXITED && q->exit_status == 0 ? "exited" : "died";
-		json_array_append_new(a, json_pack("{s:I,s:s,s:o}", "pid", (json_int_t)q->pid,
-						   "state", state, "doing", str_or_null(q->doing)));
-	}
-	return a;
-}
-
 static json_t *rank_entry(struct rep_job *job, const struct rep_proc *p, bool ranked)
 {
 	json_t *o = json_object();
@@ -139,7 +121,6 @@ static json_t *rank_entry(struct rep_job *job, const struct rep_proc *p, bool ra
 		json_object_set_new(o, "wrappers", pids(&p->rel, true, p));
 		json_object_set_new(o, "children", pids(&p->rel, false, p));
 	}
-	json_object_set_new(o, "workers", workers(p));
 	return o;
 }
 
