@@ -62,6 +62,9 @@ static struct listener lis[MAX_LISTENERS];
 static _Atomic int64_t rdv_first;	/* mono ns of the rendezvous begin, 0 before */
 /* The thread connecting to an endpoint, until such a connect succeeds. */
 static _Atomic pid_t rdv_tid;
+/* The thread whose latest connect to another address (an init_method or a
+ * coordinator given as an argument, not a variable) has not succeeded. */
+static _Atomic pid_t other_tid;
 static _Atomic bool full_warned;
 
 /* ---- the per-descriptor bit maps ------------------------------------------------ */
@@ -197,6 +200,9 @@ static void settle(uint32_t di, int err, int64_t t0, int64_t now)
 	if (err == 0 && atomic_load(&d->role) != HT_ROLE_OTHER) {
 		atomic_store(&rdv_tid, 0);
 		rendezvous_end(d, now);
+	} else if (err == 0) {
+		pid_t me = (pid_t)syscall(SYS_gettid);
+		atomic_compare_exchange_strong(&other_tid, &me, 0);
 	}
 }
 
@@ -241,8 +247,8 @@ static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *
 	struct pend prev;
 	/* Some loops call connect again on a socket still connecting. */
 	bool again = pend_peek(fd, &prev) && prev.dest == (uint32_t)di;
-	if (role != HT_ROLE_OTHER)
-		atomic_store(&rdv_tid, (pid_t)syscall(SYS_gettid));
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	atomic_store(role != HT_ROLE_OTHER ? &rdv_tid : &other_tid, me);
 	if (again) {
 		t0 = prev.t0;
 	} else {
@@ -263,6 +269,8 @@ static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *
 	int r = ht_real.connect(fd, sa, len);
 	int err = r == 0 ? 0 : errno;
 	ht_call_leave(&c, r);
+	if (r == 0 && role == HT_ROLE_OTHER)
+		atomic_compare_exchange_strong(&other_tid, &me, 0);
 
 	struct pend p;
 	/* EINTR: the kernel goes on connecting, as after EINPROGRESS. */
@@ -576,11 +584,14 @@ static long current_syscall(pid_t tid)
  * socket.cpp, on purpose, so Ctrl-C works): a dump's unwind signal would
  * end a rank that waits for the store. The thread connecting to an
  * endpoint is therefore not signalled while it waits in such a call, until
- * one of its connects succeeds; the dump describes it from /proc.
+ * one of its connects succeeds; the dump describes it from /proc. So is
+ * a thread whose latest connect elsewhere failed or is pending: the store
+ * may be reached through an address given as an argument
+ * (init_method="tcp://host:port"), which no variable names.
  */
 bool ht__net_dump_may_signal(pid_t tid)
 {
-	if (tid != atomic_load(&rdv_tid))
+	if (tid != atomic_load(&rdv_tid) && tid != atomic_load(&other_tid))
 		return true;
 	long nr = current_syscall(tid);
 	for (size_t i = 0; i < HT_ARRAY_SIZE(eintr_waits); i++)
@@ -663,6 +674,7 @@ void ht__net_fork_child(void)
 	memset(&agg, 0, sizeof(agg));
 	atomic_store(&rdv_first, 0);
 	atomic_store(&rdv_tid, 0);
+	atomic_store(&other_tid, 0);
 	for (int i = 0; i < MAX_LISTENERS; i++)
 		atomic_store(&lis[i].count, 0);
 }
