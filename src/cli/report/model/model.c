@@ -798,3 +798,42 @@ void ht_rep_model_free(struct rep_job *job)
 	ht_rep_vec_free(&job->unranked);
 	ht_rep_vec_free(&job->others);
 }
+
+double ht_rep_job_secs(const struct rep_job *job, const struct rep_proc *p, double mono,
+		       double ts)
+{
+	double t;
+	if (!isnan(mono) && !isnan(p->mono0) && !isnan(p->ts0))
+		t = p->ts0 + (mono - p->mono0);
+	else
+		t = ts;
+	if (isnan(t) || isnan(job->t0))
+		return 0;
+	return t < job->t0 ? 0 : t - job->t0;
+}
+
+double ht_rep_end_secs(const struct rep_job *job, const struct rep_proc *p)
+{
+	if (p->have_exit)
+		return ht_rep_job_secs(job, p, NAN, p->exit_ts);
+	if (p->end == REP_VANISHED)
+		return ht_rep_job_secs(job, p, p->last_mono, p->last_ts);
+	return ht_rep_job_secs(job, p, NAN, job->now);
+}
+
+size_t ht_rep_phase_ranks(const struct rep_job *job, int ph, int64_t *ranks, size_t *stalled,
+			  size_t *ended)
+{
+	size_t n = 0, st = 0, en = 0;
+	for (size_t i = 0; i < job->mains.n; i++) {
+		const struct rep_proc *p = job->mains.v[i];
+		if (p->cur_phase != ph)
+			continue;
+		ranks[n++] = p->rank;
+		st += p->stalled;
+		en += p->end != REP_RUNNING && !p->waiting;
+	}
+	*stalled = st;
+	*ended = en;
+	return n;
+}

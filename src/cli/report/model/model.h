@@ -407,5 +407,18 @@ static inline bool rep_waited(const struct rep_proc *p)
 struct rep_proc *ht_rep_main_of(struct rep_proc *p);
 /* True when a rank has reached steady. */
 bool ht_rep_steady(const struct rep_proc *p);
+/* The ranks whose main is in phase ph (-1: before launch) into ranks
+ * (room for every main), sorted without repeats; how many of them are
+ * stalled, and how many ended (not counting those killed while waiting). */
+size_t ht_rep_phase_ranks(const struct rep_job *job, int ph, int64_t *ranks, size_t *stalled,
+			  size_t *ended);
+/* Seconds since the job's first line (0 at the earliest) of a time of p's
+ * own clock: its mono when known (on the wall clock of its first line),
+ * else the wall time ts. */
+double ht_rep_job_secs(const struct rep_job *job, const struct rep_proc *p, double mono,
+		       double ts);
+/* The same for the end of p: its exit, its last line when it vanished,
+ * else the newest line of the job (it is still there). */
+double ht_rep_end_secs(const struct rep_job *job, const struct rep_proc *p);
 
 #endif

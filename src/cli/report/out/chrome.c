@@ -43,27 +43,15 @@ static void emit(struct ctx *c, json_t *ev)
 	json_decref(ev);
 }
 
-/* Microseconds since the job's first line for a time of p's own clock. */
+/* Microseconds since the job's first line (the importer's unit). */
 static double at(const struct rep_job *job, const struct rep_proc *p, double mono, double ts)
 {
-	double t;
-	if (!isnan(mono) && !isnan(p->mono0) && !isnan(p->ts0))
-		t = p->ts0 + (mono - p->mono0);
-	else
-		t = ts;
-	if (isnan(t) || isnan(job->t0))
-		return 0;
-	double us = (t - job->t0) * 1e6;
-	return us < 0 ? 0 : us;
+	return ht_rep_job_secs(job, p, mono, ts) * 1e6;
 }
 
 static double end_of(const struct rep_job *job, const struct rep_proc *p)
 {
-	if (p->have_exit)
-		return at(job, p, NAN, p->exit_ts);
-	if (p->end == REP_VANISHED)
-		return at(job, p, p->last_mono, p->last_ts);
-	return at(job, p, NAN, job->now);	/* still there when the traces end */
+	return ht_rep_end_secs(job, p) * 1e6;
 }
 
 static json_t *str(const char *s)

@@ -37,28 +37,6 @@ struct row {
 	const char *last_host;
 };
 
-/* Seconds since the job's first line for a time of p's own clock. */
-static double at(const struct rep_job *job, const struct rep_proc *p, double mono, double ts)
-{
-	double t;
-	if (!isnan(mono) && !isnan(p->mono0) && !isnan(p->ts0))
-		t = p->ts0 + (mono - p->mono0);
-	else
-		t = ts;
-	if (isnan(t) || isnan(job->t0))
-		return 0;
-	return t < job->t0 ? 0 : t - job->t0;
-}
-
-static double end_of(const struct rep_job *job, const struct rep_proc *p)
-{
-	if (p->have_exit)
-		return at(job, p, NAN, p->exit_ts);
-	if (p->end == REP_VANISHED)
-		return at(job, p, p->last_mono, p->last_ts);
-	return at(job, p, NAN, job->now);
-}
-
 static json_t *str(const char *s)
 {
 	json_t *j = s != NULL ? json_string(s) : NULL;
@@ -150,7 +128,7 @@ static double wait_at(const struct rep_job *job, const struct rep_proc *p)
 			d = &p->dumps[i];
 			break;
 		}
-	return d != NULL ? at(job, p, d->mono, d->ts) : end_of(job, p);
+	return d != NULL ? ht_rep_job_secs(job, p, d->mono, d->ts) : ht_rep_end_secs(job, p);
 }
 
 /* What a row shows of p, quantised to q seconds: ranks alike share it. */
@@ -160,21 +138,21 @@ static char *signature(struct rep_job *job, const struct rep_proc *p, double q)
 	int order[HT_PHASE_COUNT], n;
 	int64_t w[16];
 	phase_order(p, order, &n);
-	double stop = end_of(job, p);
+	double stop = ht_rep_end_secs(job, p);
 	for (int i = 0; i < n; i++) {
 		const struct rep_phase *r = &p->ph[order[i]];
-		double e = i + 1 < n ? at(job, p, p->ph[order[i + 1]].mono, p->ph[order[i + 1]].ts) : stop;
-		ht_rep_buf_printf(&b, "p%d:%.0f:%.0f:%d%d%d;", order[i], at(job, p, r->mono, r->ts) / q,
+		double e = i + 1 < n ? ht_rep_job_secs(job, p, p->ph[order[i + 1]].mono, p->ph[order[i + 1]].ts) : stop;
+		ht_rep_buf_printf(&b, "p%d:%.0f:%.0f:%d%d%d;", order[i], ht_rep_job_secs(job, p, r->mono, r->ts) / q,
 				  e / q, p->stalled && order[i] == p->cur_phase, r->errored, r->ended);
 	}
 	for (size_t i = 0; i < p->ncalls && i < MAX_ROW_CALLS; i++) {
 		const struct rep_call *k = &p->calls[i];
 		ht_rep_buf_printf(&b, "c%s:%.0f:%.0f:%d;", k->name != NULL ? k->name : "?",
-				  at(job, p, k->mono, k->ts) / q,
-				  (k->ended ? at(job, p, k->end_mono, k->end_ts) : stop) / q, k->ended);
+				  ht_rep_job_secs(job, p, k->mono, k->ts) / q,
+				  (k->ended ? ht_rep_job_secs(job, p, k->end_mono, k->end_ts) : stop) / q, k->ended);
 	}
 	for (size_t i = 0; i < p->ndumps; i++)
-		ht_rep_buf_printf(&b, "d%.0f;", at(job, p, p->dumps[i].mono, p->dumps[i].ts) / q);
+		ht_rep_buf_printf(&b, "d%.0f;", ht_rep_job_secs(job, p, p->dumps[i].mono, p->dumps[i].ts) / q);
 	const char *ex = exit_text(job, p);
 	ht_rep_buf_printf(&b, "x%s:%.0f;s%s;g%zu;w", ex != NULL ? ex : "", stop / q,
 			  state_of(job, p), p->group != NULL ? p->group->index : (size_t)-1);
@@ -276,19 +254,19 @@ static json_t *row_json(struct rep_job *job, const struct rep_proc *p, double sp
 	json_t *o = json_object(), *ph = json_array(), *calls = json_array(), *dumps = json_array();
 	int order[HT_PHASE_COUNT], n;
 	phase_order(p, order, &n);
-	double stop = end_of(job, p);
+	double stop = ht_rep_end_secs(job, p);
 	for (int i = 0; i < n; i++) {
 		const struct rep_phase *r = &p->ph[order[i]];
-		double e = i + 1 < n ? at(job, p, p->ph[order[i + 1]].mono, p->ph[order[i + 1]].ts) : stop;
+		double e = i + 1 < n ? ht_rep_job_secs(job, p, p->ph[order[i + 1]].mono, p->ph[order[i + 1]].ts) : stop;
 		int flags = (p->stalled && order[i] == p->cur_phase ? 1 : 0) | (r->errored ? 2 : 0);
 		json_array_append_new(ph, json_pack("[i,o,o,i]", order[i],
-						    num(at(job, p, r->mono, r->ts)), num(e), flags));
+						    num(ht_rep_job_secs(job, p, r->mono, r->ts)), num(e), flags));
 	}
 	size_t shown = 0;
 	for (size_t i = 0; i < p->ncalls && shown < MAX_ROW_CALLS; i++) {
 		const struct rep_call *k = &p->calls[i];
-		double b = at(job, p, k->mono, k->ts);
-		double e = k->ended ? at(job, p, k->end_mono, k->end_ts) : stop;
+		double b = ht_rep_job_secs(job, p, k->mono, k->ts);
+		double e = k->ended ? ht_rep_job_secs(job, p, k->end_mono, k->end_ts) : stop;
 		if (k->ended && e - b < span / 2000)
 			continue;	/* too short to see */
 		json_array_append_new(calls, json_pack("[o,o,o,b]", str(k->name), num(b), num(e),
@@ -297,7 +275,7 @@ static json_t *row_json(struct rep_job *job, const struct rep_proc *p, double sp
 	}
 	for (size_t i = 0; i < p->ndumps; i++) {
 		const struct rep_dump *d = &p->dumps[i];
-		json_array_append_new(dumps, json_pack("[o,I,o]", num(at(job, p, d->mono, d->ts)),
+		json_array_append_new(dumps, json_pack("[o,I,o]", num(ht_rep_job_secs(job, p, d->mono, d->ts)),
 						       (json_int_t)d->no, str(d->reason)));
 	}
 	json_object_set_new(o, "ph", ph);
@@ -467,15 +445,7 @@ static json_t *table_json(struct rep_job *job)
 	if (r == NULL)
 		abort();
 	for (int ph = -1; ph < HT_PHASE_COUNT; ph++) {
-		size_t n = 0, st = 0, en = 0;
-		for (size_t i = 0; i < job->mains.n; i++) {
-			struct rep_proc *p = job->mains.v[i];
-			if (p->cur_phase != ph)
-				continue;
-			r[n++] = p->rank;
-			st += p->stalled;
-			en += p->end != REP_RUNNING;
-		}
+		size_t st, en, n = ht_rep_phase_ranks(job, ph, r, &st, &en);
 		if (n == 0)
 			continue;
 		size_t k = ht_rep_ranks_sort(r, n);

@@ -172,15 +172,7 @@ static void summary(struct rep_job *job, const struct out *o)
 		"ENDED", "WHICH", c_on(o, OFF));
 	int64_t *r = malloc((job->mains.n + 1) * sizeof(*r));
 	for (int ph = -1; ph < HT_PHASE_COUNT && r != NULL; ph++) {
-		size_t n = 0, st = 0, en = 0;
-		for (size_t i = 0; i < job->mains.n; i++) {
-			struct rep_proc *p = job->mains.v[i];
-			if (p->cur_phase != ph)
-				continue;
-			r[n++] = p->rank;
-			st += p->stalled;
-			en += p->end != REP_RUNNING && !p->waiting;
-		}
+		size_t st, en, n = ht_rep_phase_ranks(job, ph, r, &st, &en);
 		if (n == 0)
 			continue;
 		size_t k = ht_rep_ranks_sort(r, n);
