@@ -44,18 +44,10 @@ names = [e for e in ev if e["ph"] == "M" and e["name"] == "thread_name" and e["p
 slices = [e for e in ev if e["ph"] == "X" and e.get("cat") == "worker" and e["pid"] == 1]
 assert len(names) == 2 and len(slices) == 2, (names, slices)
 PYEOF
-if worker_dumps lock; then
-	expect "dataloader_stalled first: rank 1, the worker's pid, __getitem__ and the acquire" lock "
-	v0['code'] == 'dataloader_stalled' and v0['ranks'] == [1]
-	and any(str(w['pid']) in v0['summary'] and w['state'] == 'stuck' for w in $WK)
-	and '__getitem__' in v0['summary'] and 'acquire' in v0['summary']
-	and 'spawn' in v0['advice']"
-else
-	# needs worker dumps (issue 12): a worker's trace has no stacks yet, so
-	# which worker is stuck, and where, cannot be told.
-	skip "dataloader_stalled first" "the workers' traces hold no dump (needs issue 12)"
-	expect "meanwhile: the first error blames rank 1, waiting at its DataLoader" lock "
-	errors and errors[0]['ranks'] == [1] and 'DataLoader' in (R(1).get('doing') or '')
-	and any('DataLoader worker' in str(x) for x in R(1).get('waits_for', []))"
-fi
+check "the stuck worker was dumped with its rank (SPEC section 6)" worker_dumps lock
+expect "dataloader_stalled first: rank 1, the worker's pid, __getitem__ and the acquire" lock "
+v0['code'] == 'dataloader_stalled' and v0['ranks'] == [1]
+and any(str(w['pid']) in v0['summary'] and w['state'] == 'stuck' for w in $WK)
+and '__getitem__' in v0['summary'] and 'acquire' in v0['summary']
+and 'spawn' in v0['advice']"
 finish
