@@ -50,6 +50,7 @@ tj() {
 if [ $TORCH = 1 ]; then
 	P_OK=$(free_port) P_STORE=$(free_port) P_PORT=$(free_port) P_WRONG=$(free_port)
 	P_NOB=$(free_port) P_MON=$(free_port) P_HELP=$(free_port) P_KILL=$(free_port)
+	P_ARG=$(free_port)
 	for r in 0 1; do tj healthy $r 2 "$P_OK" ok; done
 	tj store 0 4 "$P_STORE" ckpt 60 ok
 	for r in 1 2 3; do tj store $r 4 "$P_STORE" ok; done
@@ -97,6 +98,17 @@ if [ $TORCH = 1 ]; then
 	finished 45 killed
 	settle_tq 20 killed "all(proc(rank=r).exit for r in range(4))"
 	report killed
+	# The store named in an argument (init_method), not in MASTER_ADDR and
+	# MASTER_PORT, its host still loading (alone on the machine, so that
+	# the waiting ranks wait, not import): they are dumped, and live on.
+	targ() { WS=4 rank storearg "$1" INIT_METHOD="tcp://127.0.0.1:$P_ARG" STORE_TIMEOUT=60 \
+		-- "$PY" "$TJ" "${@:2}"; }
+	targ 0 ckpt 60 ok
+	for r in 1 2 3; do targ $r ok; done
+	settle_tq 50 storearg "len(procs) >= 4 and $W(proc(rank=0), 'launch')
+	                       and all(len(proc(rank=r).dumps) >= 2 for r in range(1, 4))"
+	report storearg
+	stop storearg
 fi
 
 # ---- mpi4py on Open MPI ---------------------------------------------------------------
@@ -137,6 +149,11 @@ rc == 1 and v0['code'] == 'straggler' and v0['ranks'] == [0] and v0['because'] i
 and 'has not opened the store' in v0['summary'] and 'load_checkpoint' in R(0)['doing']
 and all(R(r)['waits_for'] == [0] for r in (1, 2, 3))
 and all(x['because'] == 'straggler' for x in errors[1:])"
+	expect "gloo: the store in init_method, its host still loading: straggler [0] first, the waiting ranks live on" storearg "
+rc == 1 and v0['code'] == 'straggler' and v0['ranks'] == [0]
+and all(R(r)['exit'] is None for r in (1, 2, 3)) and 'rank_exited' not in [x['code'] for x in errors]"
+	check "gloo: no rank interrupted by a dump signal (the store named in init_method)" \
+		sh -c "! grep -l 'Interrupted system call' '$T'/storearg.*.out"
 	expect "gloo: wrong MASTER_PORT on rank 3, the others refused early: rendezvous_unreachable [3]" port "
 rc == 1 and v0['code'] == 'rendezvous_unreachable' and v0['ranks'] == [3]
 and '127.0.0.1:$P_WRONG' in v0['summary']

@@ -16,7 +16,9 @@ MODE word is a step, in order:
                   hipcc is missing), as torch.utils.cpp_extension does
   raise           raise RuntimeError
 
-STORE_TIMEOUT (seconds, default 60) bounds init_process_group."""
+STORE_TIMEOUT (seconds, default 60) bounds init_process_group. INIT_METHOD,
+when set (tcp://HOST:PORT), is passed to init_process_group with the rank
+and world size, as jobs that name the store in an argument do."""
 import datetime
 import os
 import subprocess
@@ -34,6 +36,16 @@ def load_checkpoint(secs):
         time.sleep(0.1)
 
 
+def init(timeout):
+    method = os.environ.get("INIT_METHOD")
+    if method:
+        dist.init_process_group("gloo", init_method=method, timeout=timeout,
+                                rank=int(os.environ["RANK"]),
+                                world_size=int(os.environ["WORLD_SIZE"]))
+    else:
+        dist.init_process_group("gloo", timeout=timeout)
+
+
 def main():
     args = sys.argv[1:]
     rank = int(os.environ["RANK"])
@@ -41,13 +53,13 @@ def main():
     while args:
         step = args.pop(0)
         if step == "ok":
-            dist.init_process_group("gloo", timeout=timeout)
+            init(timeout)
             t = torch.tensor([rank + 1.0])
             dist.all_reduce(t)
             dist.barrier()
             dist.destroy_process_group()
         elif step == "init":
-            dist.init_process_group("gloo", timeout=timeout)
+            init(timeout)
         elif step == "ckpt":
             load_checkpoint(float(args.pop(0)))
         elif step == "sleep":
