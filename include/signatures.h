@@ -27,6 +27,7 @@
 	XX(DOWNLOAD, "download", 0)            \
 	XX(COMPILE, "compile", 0)              \
 	XX(LOGGER, "logger", 0)                \
+	XX(IMPORT, "import", 0)                \
 	XX(WORKER, "dataloader_worker", 0)
 
 enum ht_sig_kind {

@@ -17,6 +17,7 @@ static struct ht_look prev_look;
 static bool call_blocked;
 static struct ht_progress look_now;	/* taken as the dump began: its own reads come after */
 static enum ht_look_result result;
+static const struct ht_sig *last_activity;	/* of the latest look */
 /* The Python looks since the last dump look. */
 static uint64_t py_first;
 static bool py_seen, py_changed, py_none;
@@ -124,8 +125,8 @@ enum ht_look_result ht_blocked_end_fields(struct ht_jw *w)
 		why = "call";
 	else if (wait && (idle || same))
 		why = "wait_point";
-	else if (idle && look.activity == NULL)
-		why = "no_progress";
+	else if (idle && (look.activity == NULL || look.activity->kind == HT_SIG_IMPORT))
+		why = "no_progress";	/* an import that does nothing is stuck too */
 	if (why != NULL)
 		result = HT_LOOK_BLOCKED;
 	else if (have_prev && !idle && (!wait || moved))
@@ -154,10 +155,16 @@ enum ht_look_result ht_blocked_end_fields(struct ht_jw *w)
 	prev = now;
 	have_prev = true;
 	prev_look = look;
+	last_activity = look.activity;
 	py_reset();
 	if (look.py_hash != 0) {
 		py_first = look.py_hash;
 		py_seen = true;
 	}
 	return result;
+}
+
+const struct ht_sig *ht_blocked_activity(void)
+{
+	return last_activity;
 }

@@ -54,4 +54,8 @@ bool ht_blocked_wants_ticks(void);
 int64_t ht_blocked_window(int64_t T);
 int64_t ht_blocked_tick(int64_t T);
 
+/* The activity of the signature table the latest look found on the main
+ * thread (a checkpoint load, a download, a build, an import), or NULL. */
+const struct ht_sig *ht_blocked_activity(void);
+
 #endif

@@ -173,6 +173,12 @@ static bool found_working(void)
 
 	if (expects_rendezvous && !ht_phases_has_ended(&ht_g.phases, HT_PHASE_RENDEZVOUS))
 		return false;
+	/* Working at an activity of the table (importing, loading a
+	 * checkpoint, downloading, building) is still starting up: a JAX
+	 * process importing jax past its first look, before it waits in
+	 * initialize, is not steady (tests/e2e/jobs.sh). */
+	if (ht_blocked_activity() != NULL)
+		return false;
 	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) &&
 	    ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_STEADY, HT_BEGIN)) {
 		steady_by_progress = true;
