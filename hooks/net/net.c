@@ -563,6 +563,10 @@ static const long eintr_waits[] = {
 #endif
 	SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_nanosleep, SYS_clock_nanosleep,
 	SYS_rt_sigsuspend, SYS_rt_sigtimedwait, SYS_io_getevents,
+	/* A poll or sleep that a signal interrupted and the kernel restarts
+	 * shows as restart_syscall (restart_syscall(2)); one more signal ends
+	 * it with EINTR. Seen after the brief's child exits (SIGCHLD). */
+	SYS_restart_syscall,
 };
 
 /* The system call thread tid waits in, -1 when it runs or is unknown. */
