@@ -26,6 +26,12 @@ static uint64_t native_h[MAX_NATIVE];
 static int nnative;
 static int native_match = -1;	/* depth of the wait frame among native ones */
 static const struct ht_sig *best, *activity;
+#define MAX_PYTHON 64
+
+static uint64_t py_fh[MAX_PYTHON];	/* each Python frame's hash, with its line */
+static uint64_t py_wait_h;		/* the Python wait frame's, without its line */
+static int npython;
+static int py_match = -1;		/* depth of the Python wait frame, -1 none */
 static uint64_t py_h;
 static bool seen;
 
@@ -51,7 +57,34 @@ void ht_wp_begin(void)
 	native_match = -1;
 	best = activity = NULL;
 	py_h = 0;
+	npython = 0;
+	py_match = -1;
 	seen = false;
+}
+
+/* "func (file:line)" without its line: a Python wait that polls (the c10d
+ * store barrier's sleep-and-add loop, file_baton's) moves between lines of
+ * the wait function, not out of it. */
+static uint64_t fnv_noline(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s != '\0' && s != colon; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The Python frames' hash: every frame with its line, or, at a Python
+ * wait frame, that frame without its line and those outside it (as for a
+ * native wait that spins: the frames inside it move while it waits). */
+static uint64_t py_final(void)
+{
+	if (py_match < 0)
+		return py_h;
+	uint64_t h = py_wait_h;
+	for (int k = py_match + 1; k < npython; k++)
+		h = (h ^ py_fh[k]) * 0x100000001b3ULL + (uint64_t)k;
+	return h;
 }
 
 void ht_wp_native(int depth, const char *frame)
@@ -71,20 +104,31 @@ void ht_wp_native(int depth, const char *frame)
 void ht_wp_python(int depth, const char *frame)
 {
 	seen = true;
-	py_h = (py_h ^ fnv(frame)) * 0x100000001b3ULL + (uint64_t)depth;
-	consider(ht_sig_match_frame(frame, true));
+	uint64_t fh = fnv(frame);
+	py_h = (py_h ^ fh) * 0x100000001b3ULL + (uint64_t)depth;
+	if (depth < MAX_PYTHON) {
+		py_fh[depth] = fh;
+		if (depth + 1 > npython)
+			npython = depth + 1;
+	}
+	const struct ht_sig *s = ht_sig_match_frame(frame, true);
+	if (s != NULL && ht_sig_kind_is_wait(s->kind) && py_match < 0 && depth < MAX_PYTHON) {
+		py_match = depth;
+		py_wait_h = fnv_noline(frame);
+	}
+	consider(s);
 }
 
 void ht_wp_end(struct ht_look *out)
 {
-	uint64_t h = py_h;
+	uint64_t h = py_final();
 	for (int k = native_match >= 0 ? native_match : 0; k < nnative; k++)
 		h = (h ^ native_h[k]) * 0x100000001b3ULL;
 	out->valid = seen;
 	out->sig = best;
 	out->activity = activity;
 	out->hash = h;
-	out->py_hash = py_h;
+	out->py_hash = py_final();
 }
 
 bool ht_wp_python_look(uint64_t *py_hash, const struct ht_sig **sig)
@@ -115,7 +159,7 @@ bool ht_wp_python_look(uint64_t *py_hash, const struct ht_sig **sig)
 			ht_wp_begin();
 			for (int f = 0; f < py[i].n; f++)
 				ht_wp_python(f, py[i].frames[f]);
-			*py_hash = py_h;
+			*py_hash = py_final();
 			*sig = best;
 			found = py[i].n > 0;
 		}
