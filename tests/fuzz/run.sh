@@ -17,7 +17,7 @@ mode=fuzz
 [ $# -gt 0 ] && mode=replay
 out=$B/fuzz
 mkdir -p "$out/seeds" "$out/crashes"
-srcs="$root/tests/fuzz/target/report_fuzz.c $(ls "$root"/src/cli/report/*.c "$root"/src/cli/report/*/*.c) $root/src/base/names.c $root/src/base/signatures.c"
+srcs="$root/tests/fuzz/target/report_fuzz.c $(ls "$root"/src/cli/report/*.c "$root"/src/cli/report/*/*.c) $root/src/base/names.c $root/src/base/signatures.c $root/src/cli/check/names.c"
 flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -I$root/include -I$root/src/base -I$root/src/core -I$root/src/cli -I$root/src/cli/report \
 	$(pkg-config --cflags jansson 2>/dev/null)"
 libs="$(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm"
