@@ -131,12 +131,39 @@ static bool trace_folder(char *out, size_t cap)
 	return true;
 }
 
+/*
+ * A marker left by an earlier job in the same folder (a reused
+ * ./hangtrace.local): it names a process of this host ("host pid") that no
+ * longer runs. Removed, so that this job's brief is printed. A marker of
+ * another host is never judged: its process cannot be looked at from here.
+ */
+static bool stale_marker(const char *path)
+{
+	char buf[320];
+	if (ht_read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	size_t hl = strlen(ht_g.host);
+	if (strncmp(buf, ht_g.host, hl) != 0 || buf[hl] != ' ')
+		return false;
+	int64_t pid;
+	char *nl = strchr(buf + hl + 1, '\n');
+	if (nl != NULL)
+		*nl = '\0';
+	if (!ht_parse_i64(buf + hl + 1, &pid) || pid <= 0 || pid == getpid())
+		return false;
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return false;
+	return unlink(path) == 0;
+}
+
 static bool claim(const char *dir)
 {
 	char path[sizeof(ht_g.trace_path) + sizeof(HT_BRIEF_MARKER)];
 	size_t n = ht_append(path, sizeof(path), 0, dir);
 	n = ht_append(path, sizeof(path), n, "/" HT_BRIEF_MARKER);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && stale_marker(path))
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return false;
 	char line[320];

@@ -93,6 +93,31 @@ check "HANGTRACE_BRIEF=0: each rank's stall line, no brief, no claim" \
 	sh -c "[ \$(grep -c 'stalled .* in nccl_init' '$T/off.all') -eq 3 ] &&
 	       ! grep -q '^hangtrace: ' '$T/off.all' && [ ! -e '$D/.hangtrace-brief' ]"
 
+# --- a folder reused from an earlier job: its marker names a process of
+# this host that has ended (stale: replaced, the brief printed once); a
+# marker of another host is left alone (no brief).
+H=$(ls "$T/nccl" | sed -n 's/^\(.*\)\.[0-9]*\.jsonl$/\1/p' | head -n 1)
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+for c in reuse other; do
+	mkdir -m 0700 -p "$T/$c"
+	if [ $c = reuse ]; then echo "$H $dead" >"$T/$c/.hangtrace-brief"; else echo "elsewhere 1" >"$T/$c/.hangtrace-brief"; fi
+	for r in 0 1 2; do
+		rank $c$r HANGTRACE_DIR=$T/$c HANGTRACE_TIMEOUT=2 ID_FILE=$T/id-$c RANK=$r WORLD_SIZE=4 -- "$JOB" job
+	done
+	wait_dumps "$T/$c" 3 15
+	[ $c = reuse ] && wait_brief 10 "$T"/reuse?.out >/dev/null
+	sleep 1.5
+	kill_ranks
+	cat "$T"/$c?.out >"$T/$c.all"
+done
+check "a stale marker of this host (pid $dead ended): replaced by this job's, one brief" \
+	sh -c "[ \$(grep -c 'what to try: hangtrace report' '$T/reuse.all') -eq 1 ] &&
+	       ! grep -q ' $dead\$' '$T/reuse/.hangtrace-brief'"
+check "another host's marker: kept, no brief here" \
+	sh -c "! grep -q '^hangtrace: ' '$T/other.all' && grep -q '^elsewhere 1\$' '$T/other/.hangtrace-brief'"
+
 # --- a brief command that hangs: killed after 5 s; the watchdog of the
 # process running it still answers SIGTERM with a dump meanwhile.
 printf '#!/bin/sh\necho $$ >>"%s/slow.pids"\necho "slow brief: $*"\nexec sleep 60\n' "$T" >"$T/slow"
