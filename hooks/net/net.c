@@ -44,6 +44,7 @@ static struct ht_agg agg;
 struct pend {
 	uint32_t dest;
 	int64_t t0;
+	pid_t tid;		/* the thread that connected */
 };
 
 static _Atomic uint64_t pend_bits[MAX_FD / 64];
@@ -200,9 +201,17 @@ static void settle(uint32_t di, int err, int64_t t0, int64_t now)
 	if (err == 0 && atomic_load(&d->role) != HT_ROLE_OTHER) {
 		atomic_store(&rdv_tid, 0);
 		rendezvous_end(d, now);
-	} else if (err == 0) {
-		pid_t me = (pid_t)syscall(SYS_gettid);
-		atomic_compare_exchange_strong(&other_tid, &me, 0);
+	}
+}
+
+/* A pending connect's outcome: a success also ends its thread's wait
+ * elsewhere (other_tid), whoever saw it (the application, or a dump). */
+static void settle_pend(const struct pend *p, int err, int64_t now)
+{
+	settle(p->dest, err, p->t0, now);
+	if (err == 0) {
+		pid_t t = p->tid;
+		atomic_compare_exchange_strong(&other_tid, &t, 0);
 	}
 }
 
@@ -255,7 +264,7 @@ static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *
 		if (role != HT_ROLE_OTHER)
 			rendezvous_begin(d, t0);
 		if ((unsigned)fd < MAX_FD) {
-			pend[fd] = (struct pend){ .dest = (uint32_t)di, .t0 = t0 };
+			pend[fd] = (struct pend){ .dest = (uint32_t)di, .t0 = t0, .tid = me };
 			bit_set(pend_bits, fd);
 		}
 	}
@@ -284,12 +293,12 @@ static __attribute__((noinline)) int net_connect(int fd, const struct sockaddr *
 	} else if (err == EISCONN) {
 		/* Connected meanwhile: success if we were following it. */
 		if (again && pend_claim(fd, &p))
-			settle(p.dest, 0, p.t0, ht_now());
+			settle_pend(&p, 0, ht_now());
 	} else if ((unsigned)fd >= MAX_FD) {
 		settle((uint32_t)di, err == EINTR ? EINPROGRESS : err, t0, ht_now());
 	} else if (!waiting) {
 		if (pend_claim(fd, &p))
-			settle(p.dest, err, p.t0, ht_now());
+			settle_pend(&p, err, ht_now());
 	}
 	errno = r == 0 ? saved : err;
 	return r;
@@ -318,7 +327,7 @@ static __attribute__((noinline)) int net_so_error(int fd, void *optval, socklen_
 		struct pend p;
 		/* 0 while still in SYN_SENT: asked too early, still pending. */
 		if ((v != 0 || tcp_state(fd) != TCP_SYN_SENT) && pend_claim(fd, &p))
-			settle(p.dest, v, p.t0, ht_now());
+			settle_pend(&p, v, ht_now());
 	}
 	errno = saved;
 	return r;
@@ -511,7 +520,7 @@ void ht__net_fd_closing(int fd)
 	struct pend p;
 
 	if (pend_claim(fd, &p))
-		settle(p.dest, outcome_at_close(fd), p.t0, ht_now());
+		settle_pend(&p, outcome_at_close(fd), ht_now());
 	if (bit_test(lis_bits, fd)) {
 		struct listener *l = listener_of(fd);
 		bit_take(lis_bits, fd);
@@ -635,7 +644,7 @@ void ht__net_dump(void)
 		if (ht_tcp_state_connected(st)) {
 			/* Connected, and the application never asked. */
 			if (pend_claim(fd, &p))
-				settle(p.dest, 0, p.t0, now);
+				settle_pend(&p, 0, now);
 			continue;
 		}
 		connect_line(&dests.d[p.dest], EINPROGRESS, 1, p.t0, p.t0, now - p.t0,
@@ -655,7 +664,7 @@ static void on_exit_summary(int status, void *arg)
 	for (int fd = next_fd(0, false); fd >= 0; fd = next_fd(fd + 1, false)) {
 		struct pend p;
 		if (pend_claim(fd, &p))
-			settle(p.dest, outcome_at_close(fd), p.t0, ht_now());
+			settle_pend(&p, outcome_at_close(fd), ht_now());
 	}
 	write_summaries(false);
 }
