@@ -91,6 +91,15 @@ void ht_blocked_look_begin(bool blocked_call)
 	ht_wp_begin();
 }
 
+void ht_blocked_look_here(void)
+{
+	/* No watchdog thread clock to take out: this thread's own time in the
+	 * dump is counted as the library's by ht_dump_here. */
+	call_blocked = true;
+	ht_progress_sample(&look_now);
+	ht_wp_begin();
+}
+
 bool ht_blocked_wants_ticks(void)
 {
 	return !py_none && !py_changed && result != HT_LOOK_BLOCKED;

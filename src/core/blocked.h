@@ -44,6 +44,9 @@ void ht_blocked_presample(void);
 void ht_blocked_between(void);
 /* Before a timeout dump: whether a hooked call outlived the deadline. */
 void ht_blocked_look_begin(bool call_blocked);
+/* The same from a stall timer's handler (no watchdog thread): a hooked call
+ * outlived the deadline; async-signal-safe. */
+void ht_blocked_look_here(void);
 /* In that dump's dump_end: decides, writes declared, blocked, wait_point,
  * progress. Returns the result. */
 enum ht_look_result ht_blocked_end_fields(struct ht_jw *w);

@@ -17,7 +17,7 @@
 
 static _Atomic unsigned said;	/* bit per part */
 
-void ht_degraded(const char *what, const char *msg, int err)
+void ht_degraded(const char *what, const char *msg, int err, const char *covers)
 {
 	unsigned bit = strcmp(what, "watchdog") == 0 ? 1u : strcmp(what, "signals") == 0 ? 2u : 4u;
 	if (atomic_fetch_or(&said, bit) & bit)
@@ -32,13 +32,20 @@ void ht_degraded(const char *what, const char *msg, int err)
 		ht_append(tail, sizeof(tail), n, ")");
 	}
 	ht_say(msg, tail, NULL);
-	char buf[512];
+	char buf[1024];
 	struct ht_jw w;
 	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_WARNING);
 	ht_jw_str(&w, "msg", msg);
 	ht_jw_str(&w, "degraded", what);
 	ht_jw_str(&w, "error", name);
+	if (covers != NULL)
+		ht_jw_str(&w, "stalls_seen", covers);
 	ht_ev_emit(&w);
+}
+
+void ht_degraded_forget(void)
+{
+	atomic_store(&said, 0);
 }
 
 void ht_degraded_recovered(const char *what, const char *msg)

@@ -231,6 +231,8 @@ static void write_stall(enum ht_dump_reason why, int n, int64_t age_ns, int64_t 
 	ht_jw_secs(&w, "deadline", ht_g.opt.timeout_ns);
 	if (why == HT_DUMP_TIMEOUT)
 		ht_jw_secs(&w, "age", age_ns);
+	if (why == HT_DUMP_TIMEOUT && handler_uc != NULL)
+		ht_jw_bool(&w, "timer", true);	/* no watchdog thread: a call's timer */
 	ht_jw_arr_begin(&w, "calls");
 	for (size_t i = 0; i < nv; i++) {
 		atomic_store(&v[i].slot->stalled_seq, v[i].seq);
@@ -516,14 +518,14 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 	ht_arena_close(&a);
 }
 
-void ht_dump_here(enum ht_dump_reason why, void *uc)
+void ht_dump_here(enum ht_dump_reason why, int n, int64_t age_ns, void *uc)
 {
 	pid_t tid = ht_tls.tid;
 	ht_tls.tid = (pid_t)syscall(SYS_gettid);
 	ht_tls.depth++;
 	handler_uc = uc;
 	int64_t cpu0 = ht_thread_cpu_ns();
-	ht_dump(why, 0, 0);
+	ht_dump(why, n, age_ns);
 	ht_lib_add_cpu(ht_thread_cpu_ns() - cpu0);
 	handler_uc = NULL;
 	ht_tls.depth--;

@@ -15,9 +15,10 @@
 /* Writes a whole dump (stall line through dump_end). Watchdog thread only. */
 void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns);
 /* A whole dump from a signal handler; uc is the handler's context (the
- * interrupted thread is unwound from it). One dump at a time: the caller
+ * interrupted thread is unwound from it); n and age_ns as for ht_dump. One
+ * dump at a time: the caller
  * holds the watchdog's dump guard. */
-void ht_dump_here(enum ht_dump_reason why, void *uc);
+void ht_dump_here(enum ht_dump_reason why, int n, int64_t age_ns, void *uc);
 /* When a dump is being written: ends it with a dump_end carrying "cut"
  * (why), so the last dump of the file is never read as whole. */
 void ht_dump_mark_cut(const char *why);

@@ -18,6 +18,7 @@
 #include "jsonw.h"
 #include "phase.h"
 #include "real.h"
+#include "stalltimer.h"
 #include "state.h"
 #include "watchdog.h"
 #include "writer.h"
@@ -54,7 +55,7 @@ bool ht_phase_line(struct ht_jw *w, char *buf, size_t cap, enum ht_phase ph,
 	return true;
 }
 
-static struct ht_slot *my_slot(void)
+static inline __attribute__((always_inline)) struct ht_slot *my_slot(void)
 {
 	struct ht_slot *s = ht_tls.slot;
 
@@ -87,20 +88,12 @@ static void call_line(const struct ht_call *c, bool end, int64_t result, bool st
 	ht_ev_emit(&w);
 }
 
-void ht_call_enter(struct ht_call *c, int hook)
+/* The outermost call of this thread enters the table (and, the first
+ * lines of a hook while starting up, its begin line). */
+static inline __attribute__((always_inline)) void enter_outer(struct ht_call *c, int hook,
+							      struct ht_slot *s)
 {
-	c->hook = hook;
-	c->counted = c->outer = c->line = false;
-	if (!ht_active())
-		return;
-	ht_watchdog_unpark();
-	c->counted = true;
-	if (ht_tls.hook_depth++ > 0)
-		return;
-	struct ht_slot *s = my_slot();
-	if (s == NULL)
-		return;
-	c->outer = true;
+	c->outer = 1;
 	c->start_ns = ht_now_coarse();
 	ht_inflight_enter(s, hook, c->start_ns);
 	c->seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
@@ -118,6 +111,67 @@ void ht_call_enter(struct ht_call *c, int hook)
 	}
 }
 
+/* The flag is up: a parked watchdog to bring back, or none could be
+ * started, and the call arms its stall timer (stalltimer.h). Off the fast
+ * path, which pays one load of the flag and nothing else. */
+static __attribute__((noinline)) void enter_slow(struct ht_call *c, int hook)
+{
+	ht__watchdog_unpark_slow();
+	c->counted = true;
+	if (ht_tls.hook_depth++ > 0)
+		return;
+	struct ht_slot *s = my_slot();
+	if (s == NULL)
+		return;
+	enter_outer(c, hook, s);
+	if (ht_stimer_arm(s))
+		c->outer = 2;
+}
+
+void ht_call_enter(struct ht_call *c, int hook)
+{
+	c->hook = hook;
+	c->counted = c->line = false;
+	c->outer = 0;
+	if (!ht_active())
+		return;
+	if (__builtin_expect(atomic_load_explicit(&ht_g.watchdog_parked, memory_order_relaxed), 0)) {
+		enter_slow(c, hook);
+		return;
+	}
+	c->counted = true;
+	if (ht_tls.hook_depth++ > 0)
+		return;
+	struct ht_slot *s = my_slot();
+	if (s == NULL)
+		return;
+	enter_outer(c, hook, s);
+}
+
+/* The outermost call of this thread leaves the table (and gets its end
+ * line when it had a begin line or a dump saw it stalled). */
+static inline __attribute__((always_inline)) void leave_outer(struct ht_call *c, int64_t result,
+							      struct ht_slot *s, bool disarm)
+{
+	bool stalled = atomic_load_explicit(&s->stalled_seq, memory_order_relaxed) == c->seq;
+	ht_inflight_leave(s);
+	if (disarm)	/* after the leave: a timer firing now does nothing */
+		ht_stimer_disarm(s);
+	if (stalled && !c->line) {
+		c->id = atomic_fetch_add(&call_ids, 1) + 1;
+		c->line = true;
+	}
+	if (c->line)
+		call_line(c, true, result, stalled);
+}
+
+/* Its stall timer is armed: a call of its own, so that the fast path
+ * keeps its tail call and saves no register. */
+static __attribute__((noinline)) void leave_armed(struct ht_call *c, int64_t result)
+{
+	leave_outer(c, result, ht_tls.slot, true);
+}
+
 void ht_call_leave(struct ht_call *c, int64_t result)
 {
 	if (!c->counted)
@@ -125,13 +179,9 @@ void ht_call_leave(struct ht_call *c, int64_t result)
 	ht_tls.hook_depth--;
 	if (!c->outer)
 		return;
-	struct ht_slot *s = ht_tls.slot;
-	bool stalled = atomic_load_explicit(&s->stalled_seq, memory_order_relaxed) == c->seq;
-	ht_inflight_leave(s);
-	if (stalled && !c->line) {
-		c->id = atomic_fetch_add(&call_ids, 1) + 1;
-		c->line = true;
+	if (__builtin_expect(c->outer > 1, 0)) {
+		leave_armed(c, result);
+		return;
 	}
-	if (c->line)
-		call_line(c, true, result, stalled);
+	leave_outer(c, result, ht_tls.slot, false);
 }

@@ -27,7 +27,8 @@ struct ht_call {
 	int64_t start_ns;
 	uint32_t seq;
 	uint32_t id;
-	bool outer;		/* the outermost blocking call of its thread */
+	uint8_t outer;		/* 1: the outermost blocking call of its thread; 2: and
+				 * its stall timer is armed (no watchdog thread) */
 	bool line;		/* a begin line was written */
 };
 

@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "real.h"
 #include "signals.h"
+#include "stalltimer.h"
 #include "state.h"
 #include "unwind.h"
 #include "watchdog.h"
@@ -202,7 +203,9 @@ static void on_dump(int sig, siginfo_t *si, void *uc)
 	struct owned *o = &owned[DUMP_SLOT];
 	uint64_t tag = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
 
-	if (si->si_code == SI_QUEUE && si->si_pid == ht_g.pid && (tag >> 48) == TAG_MAGIC) {
+	if (ht_stimer_fired(si, uc)) {
+		/* A stall timer (no watchdog thread): served. */
+	} else if (si->si_code == SI_QUEUE && si->si_pid == ht_g.pid && (tag >> 48) == TAG_MAGIC) {
 		int64_t cpu0 = ht_thread_cpu_ns();
 		ht_unwind_in_handler(uc, (uint32_t)((tag >> 32) & 0xffff), (uint32_t)tag);
 		ht_lib_add_cpu(ht_thread_cpu_ns() - cpu0);	/* the library's, not the job's */

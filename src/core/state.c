@@ -142,22 +142,15 @@ static void activate_locked(enum ht_reason why)
 	launch_line();
 
 	if (ht_signals_install() < 0)
-		ht_degraded("signals", "could not install signal handlers: no SIGTERM dumps", errno);
+		ht_degraded("signals", "could not install signal handlers: no SIGTERM dumps", errno, NULL);
 	if (!exit_registered && on_exit(on_exit_record, NULL) == 0)
 		exit_registered = true;
 	if (!atfork_registered && pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
 		atfork_registered = true;
 	ht_families_activate();
 	int wrc = why != HT_REASON_FORK ? ht_watchdog_start() : 0;
-	if (wrc < 0) {
-		/* SIGTERM and on-demand dumps still work, from the signalled
-		 * thread (dump.h); stalls go unseen. */
-		ht_degraded("watchdog", "not watched: could not start the watchdog thread, "
-			    "so no stall is seen or aborted (SIGTERM dumps still work)", -wrc);
-		ht_unwind_prepare();
-		if (wrc == -EAGAIN)
-			ht_watchdog_retry_later();	/* the thread limit may lift */
-	}
+	if (wrc < 0)
+		ht_watchdog_not_started(-wrc);
 }
 
 bool ht_activate(enum ht_reason why)
@@ -168,7 +161,7 @@ bool ht_activate(enum ht_reason why)
 		/* A forked child has its file but no watchdog until it becomes
 		 * relevant itself (SPEC section 4). */
 		if (why != HT_REASON_FORK && why != HT_REASON_IDENTITY)
-			ht_watchdog_start();
+			ht_watchdog_ensure();
 		return true;
 	}
 	if (s != HT_IDLE || ht_tls.depth > 0)
@@ -199,6 +192,7 @@ void ht_fork_child(pid_t parent, bool cuda)
 	for (size_t i = 0; i < HT_ARRAY_SIZE(ht_g.call_lines); i++)
 		atomic_store(&ht_g.call_lines[i], 0);
 	ht_watchdog_forget();
+	ht_degraded_forget();	/* the child's trace says it again */
 	ht_children_forget();
 	ht_families_fork_child();
 	ht_phases_reset(&ht_g.phases, ht_now());

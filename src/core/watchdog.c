@@ -37,6 +37,7 @@
 #include "writer.h"
 #include "unwind.h"
 #include "watchdog_ext.h"
+#include "stalltimer.h"
 
 static pthread_t thread;
 static _Atomic bool running, stopping;
@@ -62,6 +63,11 @@ static _Atomic int64_t term_done_ns;
 /* The job names a rendezvous endpoint (read at start, in the starting
  * thread): its startup is over only once that rendezvous has ended. */
 static bool expects_rendezvous;
+/* No watchdog thread could be started (the thread limit): the calls are
+ * watched by their stall timers, and the hooks retry once a second. */
+static _Atomic int64_t retry_at;
+static _Atomic bool unwatched;
+static _Atomic bool retrying;
 
 bool ht_watchdog_running(void)
 {
@@ -409,7 +415,25 @@ int ht_watchdog_start(void)
 		atomic_store(&running, true);
 out_unlock:
 	pthread_mutex_unlock(&start_lock);
+	if (rc == 0 && atomic_exchange(&unwatched, false)) {
+		/* Started after all (the limit lifted): the timers stop, and the
+		 * calls go back to the fast path. */
+		atomic_store(&retry_at, 0);
+		ht_stimer_disable();
+		atomic_store(&ht_g.watchdog_parked, false);
+		ht_degraded_recovered("watchdog", "the watchdog thread started after all: "
+			      "this process is watched from now on");
+	}
 	return rc;
+}
+
+void ht_watchdog_ensure(void)
+{
+	if (atomic_load(&running) || atomic_load(&unwatched))
+		return;	/* running, or retried by the hooks (unpark) */
+	int rc = ht_watchdog_start();
+	if (rc < 0)
+		ht_watchdog_not_started(-rc);
 }
 
 bool ht_watchdog_dump_here(enum ht_dump_reason why, void *uc)
@@ -418,7 +442,7 @@ bool ht_watchdog_dump_here(enum ht_dump_reason why, void *uc)
 		return false;	/* the dump in progress answers this request too */
 	bool done = false;
 	if (ht_active() && dump_begin()) {
-		ht_dump_here(why, uc);
+		ht_dump_here(why, 0, 0, uc);
 		dump_end();
 		done = true;
 	}
@@ -472,14 +496,39 @@ void ht_watchdog_stop(void)
 	pthread_mutex_unlock(&start_lock);
 }
 
-/* No thread could be started (the thread limit): the hooks that bring back
- * a parked watchdog try again, at most once a second. */
-static _Atomic int64_t retry_at;
-
+/* The hooks that bring back a parked watchdog try again, at most once a
+ * second. */
 void ht_watchdog_retry_later(void)
 {
 	atomic_store(&retry_at, ht_now() + HT_NS_PER_SEC);
 	atomic_store(&ht_g.watchdog_parked, true);
+}
+
+void ht_watchdog_not_started(int err)
+{
+	/* SIGTERM and on-demand dumps still work, from the signalled thread
+	 * (dump.h); a hooked call past the deadline is watched by its own
+	 * thread's timer (stalltimer.h), a phase with no call in flight is
+	 * not: nothing can look at a thread outside a hooked call without
+	 * signalling it, and a signal there may end a store client's poll. */
+	ht_unwind_prepare();
+	/* The flag the hooks read stays up: the calls take the slow path,
+	 * where they arm their timers (and, at the thread limit, retry). */
+	atomic_store(&unwatched, true);
+	atomic_store(&ht_g.watchdog_parked, true);
+	if (ht_stimer_enable()) {
+		ht_degraded("watchdog", "not watched by a thread: could not start the watchdog "
+			    "thread; a hooked blocking call (connect, NCCL, CUDA) past the deadline "
+			    "is still dumped, declared and aborted, from a timer in its own thread, "
+			    "but a startup phase past it with no hooked call in flight (a barrier, a "
+			    "store wait) is not; SIGTERM and on-demand dumps still work",
+			    err, "hooked_calls");
+	} else {
+		ht_degraded("watchdog", "not watched: could not start the watchdog thread, "
+			    "so no stall is seen or aborted (SIGTERM dumps still work)", err, NULL);
+	}
+	if (err == EAGAIN)
+		ht_watchdog_retry_later();	/* the thread limit may lift */
 }
 
 void ht__watchdog_unpark_slow(void)
@@ -487,16 +536,75 @@ void ht__watchdog_unpark_slow(void)
 	int64_t r = atomic_load(&retry_at);
 	if (r != 0 && ht_now() < r)
 		return;
-	if (ht_tls.depth == 0 && atomic_exchange(&ht_g.watchdog_parked, false) && ht_active()) {
-		int rc = ht_watchdog_start();
-		if (r != 0 && rc == 0) {
-			atomic_store(&retry_at, 0);
-			ht_degraded_recovered("watchdog", "the watchdog thread started after all: "
-				      "this process is watched from now on");
-		} else if (r != 0) {
+	if (ht_tls.depth != 0 || !ht_active())
+		return;
+	if (atomic_load(&unwatched)) {
+		/* The flag stays up the whole time: the calls arm and disarm
+		 * their stall timers by it (events.c). One caller retries. */
+		if (r == 0 || atomic_exchange(&retrying, true))
+			return;
+		int rc = ht_watchdog_start();	/* says so when it starts */
+		if (rc == -EAGAIN) {
 			ht_watchdog_retry_later();
+		} else if (rc < 0) {
+			atomic_store(&retry_at, 0);
+		}
+		atomic_store(&retrying, false);
+		return;
+	}
+	if (atomic_exchange(&ht_g.watchdog_parked, false)) {
+		/* Parked across a fork: a thread limit reached now (the child
+		 * took the last pid) is said once, and the timers take over. */
+		int rc = ht_watchdog_start();
+		if (rc < 0)
+			ht_watchdog_not_started(-rc);
+	}
+}
+
+/* Without a watchdog thread: the look of the watchdog's main loop, for
+ * the oldest hooked call in flight, from the timer of a call past its
+ * deadline (stalltimer.c). One episode per oldest call; dumps at 1x, 2x
+ * and 4x its deadline; the call outlived it, so the look is blocked. */
+static int64_t fb_ep_start;
+static int fb_ep_dumps;
+static bool fb_declared;
+
+bool ht_watchdog_look_here(void *uc)
+{
+	struct ht_inflight_view v[64];
+	int64_t T = ht_g.opt.timeout_ns;
+
+	if (atomic_exchange(&here_busy, true))
+		return false;	/* a dump in progress: the timer tries again */
+	int64_t now = ht_now(), oldest = INT64_MAX;
+	size_t n = ht_inflight_snapshot(&ht_g.inflight, v, HT_ARRAY_SIZE(v));
+	for (size_t i = 0; i < n; i++)
+		if (v[i].start_ns < oldest)
+			oldest = v[i].start_ns;
+	if (oldest != INT64_MAX && oldest != fb_ep_start) {
+		fb_ep_start = oldest;
+		fb_ep_dumps = 0;
+		fb_declared = false;
+		ht_blocked_reset();
+	}
+	if (oldest != INT64_MAX && fb_ep_dumps < 3 &&
+	    now - oldest >= (T << fb_ep_dumps) - 10 * 1000000LL && ht_active() && dump_begin()) {
+		fb_ep_dumps++;
+		ht_blocked_look_here();
+		atomic_store(&stall_dumped, true);	/* exit's after_dump */
+		ht_dump_here(HT_DUMP_TIMEOUT, fb_ep_dumps, now - oldest, uc);
+		dump_end();
+		if (ht_blocked_result() == HT_LOOK_BLOCKED && !fb_declared) {
+			fb_declared = true;
+			say_stall(ht_now() - oldest);
+			if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
+				ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
+				abort();
+			}
 		}
 	}
+	atomic_store(&here_busy, false);
+	return true;
 }
 
 void ht_watchdog_forget(void)
@@ -506,11 +614,15 @@ void ht_watchdog_forget(void)
 	atomic_store(&stopping, false);
 	atomic_store(&ht_g.watchdog_parked, false);
 	atomic_store(&retry_at, 0);
+	atomic_store(&unwatched, false);
+	atomic_store(&retrying, false);
 	atomic_store(&stall_dumped, false);
 	atomic_store(&dumping, false);
 	atomic_store(&closing_ns, 0);
 	atomic_store(&here_busy, false);
 	atomic_store(&term_gen, 0);
 	atomic_store(&term_done_ns, 0);
+	fb_ep_start = 0;
+	ht_stimer_forget();
 	pthread_mutex_init(&start_lock, NULL);
 }

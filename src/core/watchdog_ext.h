@@ -31,5 +31,18 @@ bool ht_watchdog_term_dump(int64_t max_ns);
  * watchdog (close, dup2, wait...) try again, at most once a second. Not
  * async-signal-safe. */
 void ht_watchdog_retry_later(void);
+/* No watchdog thread could be started (err: errno): says so once, on
+ * stderr and in the trace, with what still works; arms the stall timers
+ * (stalltimer.h) and, at the thread limit, the retries. Not
+ * async-signal-safe. */
+void ht_watchdog_not_started(int err);
+/* A process that becomes relevant again (CUDA, NCCL in a forked child):
+ * starts the watchdog unless it runs or the hooks retry it; says so when
+ * it cannot (ht_watchdog_not_started). Not async-signal-safe. */
+void ht_watchdog_ensure(void);
+/* From the stall timer of a call past its deadline, in its own thread:
+ * the dump at 1x, 2x or 4x, the stall line, the abort. False when another
+ * dump from a handler is in progress (the timer tries again). */
+bool ht_watchdog_look_here(void *uc);
 
 #endif
