@@ -229,6 +229,7 @@ struct rep_proc {
 	bool slow;			/* looked at past its deadline, found working (not declared) */
 	const char *degraded;		/* a warning's "degraded" (what is not watched) */
 	const char *degraded_msg;
+	bool degraded_calls;		/* its hooked calls still watched ("stalls_seen") */
 	struct rep_loc degraded_loc;
 	struct rep_dump *dumps;
 	size_t ndumps;			/* the newest REP_MAX_DUMPS are kept */

@@ -523,6 +523,8 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		else if (p->degraded == NULL && json_is_string(json_object_get(o, "degraded"))) {
 			p->degraded = ht_rep__str(&c->a, o, "degraded");
 			p->degraded_msg = ht_rep__str(&c->a, o, "msg");
+			const char *seen = ht_rep__str(&c->a, o, "stalls_seen");
+			p->degraded_calls = seen != NULL && strcmp(seen, "hooked_calls") == 0;
 			p->degraded_loc = *loc;
 		}
 		if (p->nwarns < MAX_WARNS) {
