@@ -58,7 +58,7 @@ sleep 1.5	# past the deadline: nobody watches, so no stall dump
 kill -TERM $pid
 wait $pid
 check "thread limit: one stderr line says it is not watched, and why" \
-	test "$(grep -c 'not watched: could not start the watchdog thread.*(EAGAIN)' "$T/n.err")" = 1
+	test "$(grep -c 'not watched by a thread: could not start the watchdog thread.*(EAGAIN)' "$T/n.err")" = 1
 check "thread limit: one trace line says so (warning, degraded watchdog, EAGAIN)" \
 	tq "$T/n/d" 'len(proc(rank=0).evs("warning", degraded="watchdog", error="EAGAIN")) == 1'
 check "thread limit: the SIGTERM dump is written from the handler, whole, with wait_for_peer" \
