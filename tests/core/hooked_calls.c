@@ -7,7 +7,9 @@
  *
  *   hooked_calls block      fills the listener's accept queue (backlog 0),
  *                           then blocks in connect_to_peer: a connect whose
- *                           SYN is dropped (exit 3 if the connect fails)
+ *                           SYN the kernel drops while the queue is full
+ *                           (net.ipv4.tcp_abort_on_overflow 0, the
+ *                           default); exit 3 if the connect fails
  *   hooked_calls loop SECS [PAUSE_MS]
  *                           connects, accepts, closes and sleeps 20 ms in
  *                           poll, for SECS seconds, then prints "done";
