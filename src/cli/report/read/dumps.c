@@ -229,7 +229,13 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 
 static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d, bool last)
 {
-	json_t *o = ht_rep__parse_at(c, &d->end_loc);
+	const struct rep_loc *l = &d->end_loc;
+	json_t *head = NULL, *o = NULL, *whole = NULL;
+	if (l->off + l->len <= c->len)
+		o = ht_rep__split_parse(c, c->buf + l->off, l->len, &head);
+	if (o == NULL)
+		o = whole = ht_rep__parse_at(c, l);
+	json_decref(head);	/* (scratch memory: alive until released) */
 	if (o == NULL)
 		return;
 	json_t *io = json_object_get(o, "io");
@@ -253,7 +259,7 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 			}
 		}
 	}
-	json_decref(o);
+	json_decref(whole);
 }
 
 void ht_rep__proc_end(struct rep_rctx *c)

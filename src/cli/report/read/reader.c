@@ -333,6 +333,9 @@ static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, c
 	}
 }
 
+static void one_event(struct rep_rctx *c, const struct rep_loc *loc, json_t *hd, json_t *o,
+		      const char *s);
+
 static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no_nl)
 {
 	const char *s = c->buf + loc->off;
@@ -346,6 +349,16 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		}
 	} else if (peeked && c->p != NULL && strcmp(type, "dump_end") == 0 && !last_no_nl) {
 		dump_line(c, true, loc, s);
+		return;
+	}
+	/* A tail seen before: only the head is parsed (lines.c). */
+	json_t *head = NULL, *ev = NULL;
+	if (peeked && strcmp(type, "header") != 0)
+		ev = ht_rep__split_parse(c, s, loc->len, &head);
+	if (ev != NULL) {
+		one_event(c, loc, head, ev, s);
+		json_decref(head);
+		ht_rep__scratch_release(0);
 		return;
 	}
 	json_error_t e;
@@ -368,36 +381,44 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 			c->p->truncated = true;
 		return;
 	}
-	if (!json_is_object(o)) {
+	if (!json_is_object(o))
 		ht_rep__warn(c, loc->line, "not a JSON object, ignored");
-		goto out;
-	}
-	const char *t = json_string_value(json_object_get(o, "t"));
+	else
+		one_event(c, loc, o, o, s);
+	json_decref(o);
+	ht_rep__scratch_release(0);	/* nothing parsed is alive now */
+}
+
+/* One event line: hd has its type and times, o its other members (the
+ * same object when the line was parsed whole). */
+static void one_event(struct rep_rctx *c, const struct rep_loc *loc, json_t *hd, json_t *o,
+		      const char *s)
+{
+	const char *t = json_string_value(json_object_get(hd, "t"));
 	if (t == NULL) {
 		ht_rep__warn(c, loc->line, "no event type (\"t\"), ignored");
-		goto out;
+		return;
 	}
 	int type_id = ht_event_from_name(t);
-	double ts = ht_rep__num(o, "ts"), mono = ht_rep__num(o, "mono");
+	double ts = ht_rep__num(hd, "ts"), mono = ht_rep__num(hd, "mono");
+	c->tid = ht_rep__int(hd, "tid");
 	if (type_id == HT_EV_HEADER) {
 		const char *fmt = json_string_value(json_object_get(o, "format"));
 		if (fmt == NULL || strncmp(fmt, "hangtrace/", 10) != 0) {
 			ht_rep__warn(c, loc->line, "header of format '%s', not hangtrace/1: "
 				     "the record is skipped", fmt != NULL ? fmt : "?");
 			ht_rep__proc_end(c);
-			goto out;
+			return;
 		}
 		if (strcmp(fmt, HT_TRACE_FORMAT) != 0)
 			ht_rep__warn(c, loc->line, "format '%s' is newer than this report "
 				     "(hangtrace/1): read as hangtrace/1", fmt);
 		ht_rep__proc_end(c);
 		ht_rep__header(c, o, loc);
-		goto out;
+		return;
 	}
-	if (c->p == NULL) {
-		/* After a skipped record: up to the next header. */
-		goto out;
-	}
+	if (c->p == NULL)
+		return;		/* after a skipped record: up to the next header */
 	if (!isnan(ts) && !(ts <= c->p->last_ts))
 		c->p->last_ts = ts;
 	if (!isnan(ts) && type_id != HT_EV_EXIT && !(ts <= c->p->last_ev_ts))
@@ -414,9 +435,6 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		if (type_id == HT_EV_EXIT)
 			c->open_dump = -1;
 	}
-out:
-	json_decref(o);
-	ht_rep__scratch_release(0);	/* nothing parsed is alive now */
 }
 
 static void read_buffer(struct rep_rctx *c)
@@ -558,6 +576,13 @@ static void j_free(void *p)
 	if (scratch != NULL && (char *)p >= scratch && (char *)p < scratch + SCRATCH)
 		return;
 	free(p);
+}
+
+bool ht_rep__scratch_set(bool on)
+{
+	bool was = scratch_on;
+	scratch_on = on && scratch != NULL;
+	return was;
 }
 
 size_t ht_rep__scratch_mark(void)
@@ -802,6 +827,7 @@ size_t ht_rep_read(struct rep_job *job)
 		free(c->warns);
 		free(c->iobuf);
 		free(c->cache.slot);
+		ht_rep__lines_free(&c->lines);
 		ht_rep_vec_free(&c->procs);
 		ht_rep_intern_off(&c->a);
 		ht_rep_arena_take(&job->a, &c->a);

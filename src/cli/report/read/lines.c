@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lines.c: the repeated part of event lines, parsed once. The library
+ * starts every event line but the header and thread lines the same way,
+ * {"t":"<type>","ts":<secs>,"mono":<secs>,"tid":<int>, (src/core/writer.c),
+ * and what follows is often the same text in line after line and rank
+ * after rank: `"phase":"launch","state":"begin"}`, a version, a call's
+ * name, a stall's calls, a host's facts for each of its ranks. Such a line
+ * is cut after its tid: the head is parsed each time (a small object), the
+ * tail once per distinct text and kept; both halves are parsed by jansson
+ * as objects of their own, and the two together are the line's members
+ * exactly (no key in both), so the events read the same as from the whole
+ * line. A tail is kept only once its text has been seen before (its hash
+ * in a table of the texts seen): a tail met once, the usual case for a
+ * rank's own fields, costs a hash more than parsing the line whole, which
+ * it is. Anything unexpected (no tid where it belongs, a half that does not
+ * parse, a key of the head in the tail) is the whole line's to parse, so
+ * its warnings are those of the whole line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+#define MAX_HEAD 256		/* where the tid must be */
+#define MAX_KEPT 2048		/* tails kept per reading thread, at most */
+#define MAX_KEPT_BYTES (512u << 10)	/* their text, at most */
+#define SEEN_SLOTS (1u << 16)	/* hashes of the texts seen (a power of two) */
+
+struct rep_ltail {
+	char *text;
+	uint32_t len;
+	uint64_t hash;
+	json_t *o;		/* NULL: the line is parsed whole */
+};
+
+/* A 64-bit hash, eight bytes at a time (texts of 20 to 2,000 bytes). */
+static uint64_t hash_text(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
+/* True when the hash was seen before; notes it otherwise. The table is
+ * emptied when half full: a job of a million distinct tails keeps finding
+ * the repeated ones among the latest. */
+static bool seen_before(struct rep_lcache *t, uint64_t h)
+{
+	if (t->seen == NULL) {
+		t->seen = calloc(SEEN_SLOTS, sizeof(*t->seen));
+		if (t->seen == NULL)
+			return false;
+	}
+	h |= 1;		/* 0 marks an empty slot */
+	size_t k = h & (SEEN_SLOTS - 1);
+	while (t->seen[k] != 0) {
+		if (t->seen[k] == h)
+			return true;
+		k = (k + 1) & (SEEN_SLOTS - 1);
+	}
+	if (t->nseen >= SEEN_SLOTS / 2) {
+		memset(t->seen, 0, SEEN_SLOTS * sizeof(*t->seen));
+		t->nseen = 0;
+		k = h & (SEEN_SLOTS - 1);
+	}
+	t->seen[k] = h;
+	t->nseen++;
+	return false;
+}
+
+static struct rep_ltail **kept_slot(struct rep_lcache *t, const char *s, size_t n, uint64_t h)
+{
+	size_t k = h & (t->cap - 1);
+	while (t->slot[k] != NULL) {
+		struct rep_ltail *x = t->slot[k];
+		if (x->hash == h && x->len == n && memcmp(x->text, s, n) == 0)
+			break;
+		k = (k + 1) & (t->cap - 1);
+	}
+	return &t->slot[k];
+}
+
+static bool kept_grow(struct rep_lcache *t)
+{
+	size_t cap = t->cap != 0 ? t->cap * 2 : 1024;
+	struct rep_ltail **s = calloc(cap, sizeof(*s));
+	if (s == NULL)
+		return false;
+	for (size_t i = 0; i < t->cap; i++) {
+		struct rep_ltail *x = t->slot[i];
+		if (x == NULL)
+			continue;
+		size_t k = x->hash & (cap - 1);
+		while (s[k] != NULL)
+			k = (k + 1) & (cap - 1);
+		s[k] = x;
+	}
+	free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+	return true;
+}
+
+/* Forgets every tail kept (their objects: not alive past their line). */
+static void drop_kept(struct rep_lcache *t)
+{
+	bool was = ht_rep__scratch_set(false);
+	for (size_t i = 0; i < t->cap; i++) {
+		struct rep_ltail *x = t->slot[i];
+		if (x == NULL)
+			continue;
+		json_decref(x->o);
+		free(x->text);
+		free(x);
+		t->slot[i] = NULL;
+	}
+	ht_rep__scratch_set(was);
+	t->n = t->bytes = 0;
+}
+
+static bool is_head_key(const char *k)
+{
+	return strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 || strcmp(k, "mono") == 0 ||
+	       strcmp(k, "tid") == 0;
+}
+
+/* The tail {"...} parsed into memory of its own (not the line's scratch):
+ * NULL when it does not parse or holds a key of the head. */
+static json_t *parse_tail(const char *s, size_t n)
+{
+	char *obj = malloc(n + 1);
+	if (obj == NULL)
+		return NULL;
+	obj[0] = '{';
+	memcpy(obj + 1, s, n);
+	bool was = ht_rep__scratch_set(false);
+	json_t *o = json_loadb(obj, n + 1, 0, NULL);
+	free(obj);
+	const char *k;
+	json_t *v;
+	bool ok = json_is_object(o);
+	if (ok)
+		json_object_foreach(o, k, v)
+			if (is_head_key(k))
+				ok = false;
+	if (!ok) {
+		json_decref(o);
+		o = NULL;
+	}
+	ht_rep__scratch_set(was);
+	return o;
+}
+
+/* Where the head of the line ends: the comma after the tid's digits,
+ * followed by the next key's quote; 0 when the line is not cut so. */
+static size_t cut_at(const char *s, size_t n)
+{
+	static const char tid[] = ",\"tid\":";
+	const char *p = memmem(s, n < MAX_HEAD ? n : MAX_HEAD, tid, sizeof(tid) - 1);
+	if (p == NULL)
+		return 0;
+	size_t i = (size_t)(p - s) + sizeof(tid) - 1, d = i;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i == d || i + 1 >= n || s[i] != ',' || s[i + 1] != '"')
+		return 0;
+	return i;
+}
+
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, json_t **head)
+{
+	struct rep_lcache *t = &c->lines;
+	size_t cut = cut_at(s, n);
+	*head = NULL;
+	if (cut == 0)
+		return NULL;
+	const char *ts = s + cut + 1;
+	size_t tn = n - cut - 1;
+	uint64_t h = hash_text(ts, tn);
+	struct rep_ltail *x = NULL;
+	if (t->cap != 0)
+		x = *kept_slot(t, ts, tn, h);
+	if (x == NULL) {
+		if (!seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
+			return NULL;
+		if (t->n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
+			drop_kept(t);	/* full: the next files start again */
+		if ((t->n + 1) * 2 > t->cap && !kept_grow(t))
+			return NULL;
+		x = malloc(sizeof(*x));
+		char *text = malloc(tn);
+		if (x == NULL || text == NULL) {
+			free(x);
+			free(text);
+			return NULL;
+		}
+		memcpy(text, ts, tn);
+		*x = (struct rep_ltail){ text, (uint32_t)tn, h, parse_tail(ts, tn) };
+		*kept_slot(t, ts, tn, h) = x;
+		t->n++;
+		t->bytes += tn;
+	}
+	if (x->o == NULL)
+		return NULL;
+	char buf[MAX_HEAD + 2];
+	memcpy(buf, s, cut);
+	buf[cut] = '}';
+	json_t *o = json_loadb(buf, cut + 1, 0, NULL);
+	size_t keys = 0;
+	const char *k;
+	json_t *v;
+	if (json_is_object(o))
+		json_object_foreach(o, k, v)
+			keys += is_head_key(k);
+	if (o == NULL || !json_is_object(o) || keys != json_object_size(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	*head = o;
+	return x->o;
+}
+
+void ht_rep__lines_free(struct rep_lcache *t)
+{
+	drop_kept(t);
+	free(t->slot);
+	free(t->seen);
+	memset(t, 0, sizeof(*t));
+}
