@@ -343,11 +343,12 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 static void on_stall(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		     const struct rep_loc *loc, double ts, double mono)
 {
-	/* Grown as dumps come (most processes have three), the newest
-	 * REP_MAX_DUMPS kept (a power of two: ht_rep__grow's capacities). */
+	/* Room for four at first (most processes have three), then grown
+	 * as dumps come, the newest REP_MAX_DUMPS kept (a power of two:
+	 * ht_rep__grow's capacities). */
 	if (p->ndumps == 0)
-		p->dumps = ht_rep_alloc(&c->a, sizeof(*p->dumps));
-	else if (p->ndumps < REP_MAX_DUMPS)
+		p->dumps = ht_rep_alloc(&c->a, 4 * sizeof(*p->dumps));
+	else if (p->ndumps >= 4 && p->ndumps < REP_MAX_DUMPS)
 		p->dumps = ht_rep__grow(&c->a, p->dumps, p->ndumps, sizeof(*p->dumps));
 	if (p->ndumps == REP_MAX_DUMPS) {
 		memmove(p->dumps, p->dumps + 1, (REP_MAX_DUMPS - 1) * sizeof(*p->dumps));
