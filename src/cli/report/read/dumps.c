@@ -71,14 +71,6 @@ static uint32_t frames_of(struct rep_rctx *c, json_t *arr, uint64_t *h, const ch
 #define MAX_HEAD 4096
 #define MAX_TAILS 65536
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static struct rep_tail **tail_slot(struct rep_tails *t, const char *s, size_t n, uint64_t h)
 {
 	size_t k = h & (t->cap - 1);
@@ -115,7 +107,7 @@ static void tails_grow(struct rep_tails *t)
 static struct rep_tail *tail_of(struct rep_rctx *c, const char *s, size_t n)
 {
 	struct rep_tails *t = &c->cache;
-	uint64_t h = hash_bytes(s, n);
+	uint64_t h = ht_rep_hash(s, n);
 	if (t->cap != 0) {
 		struct rep_tail **slot = tail_slot(t, s, n, h);
 		if (*slot != NULL)

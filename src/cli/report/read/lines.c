@@ -34,24 +34,6 @@ struct rep_ltail {
 	json_t *o;		/* NULL: the line is parsed whole */
 };
 
-/* A 64-bit hash, eight bytes at a time (texts of 20 to 2,000 bytes). */
-static uint64_t hash_text(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-		s += 8;
-		n -= 8;
-	}
-	uint64_t w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
-
 /* True when the hash was seen before; notes it otherwise. The table is
  * emptied when half full: a job of a million distinct tails keeps finding
  * the repeated ones among the latest. */
@@ -187,7 +169,7 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, json_t 
 		return NULL;
 	const char *ts = s + cut + 1;
 	size_t tn = n - cut - 1;
-	uint64_t h = hash_text(ts, tn);
+	uint64_t h = ht_rep_hash(ts, tn);
 	struct rep_ltail *x = NULL;
 	if (t->cap != 0)
 		x = *kept_slot(t, ts, tn, h);
