@@ -6,11 +6,10 @@
  * and what follows is often the same text in line after line and rank
  * after rank: `"phase":"launch","state":"begin"}`, a version, a call's
  * name, a stall's calls, a host's facts for each of its ranks. Such a line
- * is cut after its tid: the head is parsed each time (a small object), the
- * tail once per distinct text and kept; both halves are parsed by jansson
- * as objects of their own, and the two together are the line's members
- * exactly (no key in both), so the events read the same as from the whole
- * line. A tail is kept only once its text has been seen before (its hash
+ * is cut after its tid: the head is parsed each time (its four values, as
+ * an array), the tail once per distinct text and kept (an object); both
+ * are jansson's, and the two together are the line's members exactly (no
+ * key in both), so the events read the same as from the whole line. A tail is kept only once its text has been seen before (its hash
  * in a table of the texts seen): a tail met once, the usual case for a
  * rank's own fields, costs a hash more than parsing the line whole, which
  * it is. Anything unexpected (no tid where it belongs, a half that does not
@@ -144,28 +143,64 @@ static json_t *parse_tail(const char *s, size_t n)
 	return o;
 }
 
-/* Where the head of the line ends: the comma after the tid's digits,
- * followed by the next key's quote; 0 when the line is not cut so. */
-static size_t cut_at(const char *s, size_t n)
+/* The head {"t":"<type>","ts":A,"mono":B,"tid":C (up to the comma after
+ * C, which the tail's key follows) as the array ["<type>",A,B,C] in buf:
+ * jansson parses the four values without building an object, and the
+ * array parses exactly when the head is the object of those four members
+ * (the text between the keys is each value's, whole: a quote cannot occur
+ * unescaped inside a string, a key inside a nested value leaves a value
+ * that does not parse). Returns the array's length, 0 when the line does
+ * not start so. */
+static size_t head_array(const char *s, size_t n, char *buf, size_t *cut)
 {
-	static const char tid[] = ",\"tid\":";
-	const char *p = memmem(s, n < MAX_HEAD ? n : MAX_HEAD, tid, sizeof(tid) - 1);
-	if (p == NULL)
+	static const char t[] = "{\"t\":\"", ts[] = "\",\"ts\":", mono[] = ",\"mono\":",
+			  tid[] = ",\"tid\":";
+	size_t lim = n < MAX_HEAD ? n : MAX_HEAD;
+	if (lim < sizeof(t) || memcmp(s, t, sizeof(t) - 1) != 0)
 		return 0;
-	size_t i = (size_t)(p - s) + sizeof(tid) - 1, d = i;
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++;
-	if (i == d || i + 1 >= n || s[i] != ',' || s[i + 1] != '"')
+	const char *q = memchr(s + sizeof(t) - 1, '"', lim - (sizeof(t) - 1));
+	if (q == NULL || (size_t)(s + lim - q) < sizeof(ts) || memcmp(q, ts, sizeof(ts) - 1) != 0)
 		return 0;
-	return i;
+	const char *a = q + sizeof(ts) - 1, *end = s + lim;
+	const char *m = memmem(a, (size_t)(end - a), mono, sizeof(mono) - 1);
+	if (m == NULL)
+		return 0;
+	const char *b = m + sizeof(mono) - 1;
+	const char *d = memmem(b, (size_t)(end - b), tid, sizeof(tid) - 1);
+	if (d == NULL)
+		return 0;
+	const char *c = d + sizeof(tid) - 1, *e = c;
+	while (e < end && *e >= '0' && *e <= '9')	/* (buf holds MAX_HEAD bytes) */
+		e++;
+	if (e == c || e + 1 >= s + n || e[0] != ',' || e[1] != '"')
+		return 0;
+	/* ["<type>", A, B, C]: the type with its quotes */
+	size_t k = 0;
+	buf[k++] = '[';
+	memcpy(buf + k, s + sizeof(t) - 2, (size_t)(q + 1 - (s + sizeof(t) - 2)));
+	k += (size_t)(q + 1 - (s + sizeof(t) - 2));
+	buf[k++] = ',';
+	memcpy(buf + k, a, (size_t)(m - a));
+	k += (size_t)(m - a);
+	buf[k++] = ',';
+	memcpy(buf + k, b, (size_t)(d - b));
+	k += (size_t)(d - b);
+	buf[k++] = ',';
+	memcpy(buf + k, c, (size_t)(e - c));
+	k += (size_t)(e - c);
+	buf[k++] = ']';
+	*cut = (size_t)(e - s);
+	return k;
 }
 
-json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, json_t **head)
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
+			    json_t **head)
 {
 	struct rep_lcache *t = &c->lines;
-	size_t cut = cut_at(s, n);
+	char buf[MAX_HEAD + 2];
+	size_t cut = 0, bn = head_array(s, n, buf, &cut);
 	*head = NULL;
-	if (cut == 0)
+	if (bn == 0)
 		return NULL;
 	const char *ts = s + cut + 1;
 	size_t tn = n - cut - 1;
@@ -195,20 +230,16 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, json_t 
 	}
 	if (x->o == NULL)
 		return NULL;
-	char buf[MAX_HEAD + 2];
-	memcpy(buf, s, cut);
-	buf[cut] = '}';
-	json_t *o = json_loadb(buf, cut + 1, 0, NULL);
-	size_t keys = 0;
-	const char *k;
-	json_t *v;
-	if (json_is_object(o))
-		json_object_foreach(o, k, v)
-			keys += is_head_key(k);
-	if (o == NULL || !json_is_object(o) || keys != json_object_size(o)) {
+	json_t *o = json_loadb(buf, bn, 0, NULL);
+	if (!json_is_array(o) || json_array_size(o) != 4 ||
+	    !json_is_string(json_array_get(o, 0))) {
 		json_decref(o);
 		return NULL;
 	}
+	hd->t = json_string_value(json_array_get(o, 0));
+	hd->ts = ht_rep__num_of(json_array_get(o, 1));
+	hd->mono = ht_rep__num_of(json_array_get(o, 2));
+	hd->tid = ht_rep__int_of(json_array_get(o, 3));
 	*head = o;
 	return x->o;
 }

@@ -31,7 +31,11 @@ const char *ht_rep__str(struct rep_arena *a, json_t *o, const char *key)
 
 int64_t ht_rep__int(json_t *o, const char *key)
 {
-	json_t *v = json_object_get(o, key);
+	return ht_rep__int_of(json_object_get(o, key));
+}
+
+int64_t ht_rep__int_of(json_t *v)
+{
 	if (json_is_integer(v))
 		return (int64_t)json_integer_value(v);
 	if (json_is_real(v)) {
@@ -44,7 +48,11 @@ int64_t ht_rep__int(json_t *o, const char *key)
 
 double ht_rep__num(json_t *o, const char *key)
 {
-	json_t *v = json_object_get(o, key);
+	return ht_rep__num_of(json_object_get(o, key));
+}
+
+double ht_rep__num_of(json_t *v)
+{
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 

@@ -333,8 +333,8 @@ static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, c
 	}
 }
 
-static void one_event(struct rep_rctx *c, const struct rep_loc *loc, json_t *hd, json_t *o,
-		      const char *s);
+static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struct rep_head *hd,
+		      json_t *o, const char *s);
 
 static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no_nl)
 {
@@ -353,10 +353,11 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 	}
 	/* A tail seen before: only the head is parsed (lines.c). */
 	json_t *head = NULL, *ev = NULL;
+	struct rep_head hd;
 	if (peeked && strcmp(type, "header") != 0)
-		ev = ht_rep__split_parse(c, s, loc->len, &head);
+		ev = ht_rep__split_parse(c, s, loc->len, &hd, &head);
 	if (ev != NULL) {
-		one_event(c, loc, head, ev, s);
+		one_event(c, loc, &hd, ev, s);
 		json_decref(head);
 		ht_rep__scratch_release(0);
 		return;
@@ -381,27 +382,32 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 			c->p->truncated = true;
 		return;
 	}
-	if (!json_is_object(o))
+	if (!json_is_object(o)) {
 		ht_rep__warn(c, loc->line, "not a JSON object, ignored");
-	else
-		one_event(c, loc, o, o, s);
+	} else {
+		hd.t = json_string_value(json_object_get(o, "t"));
+		hd.ts = ht_rep__num(o, "ts");
+		hd.mono = ht_rep__num(o, "mono");
+		hd.tid = ht_rep__int(o, "tid");
+		one_event(c, loc, &hd, o, s);
+	}
 	json_decref(o);
 	ht_rep__scratch_release(0);	/* nothing parsed is alive now */
 }
 
-/* One event line: hd has its type and times, o its other members (the
- * same object when the line was parsed whole). */
-static void one_event(struct rep_rctx *c, const struct rep_loc *loc, json_t *hd, json_t *o,
-		      const char *s)
+/* One event line: hd has its type and times, o its members (all of them
+ * when the line was parsed whole, those after the tid when not). */
+static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struct rep_head *hd,
+		      json_t *o, const char *s)
 {
-	const char *t = json_string_value(json_object_get(hd, "t"));
+	const char *t = hd->t;
 	if (t == NULL) {
 		ht_rep__warn(c, loc->line, "no event type (\"t\"), ignored");
 		return;
 	}
 	int type_id = ht_event_from_name(t);
-	double ts = ht_rep__num(hd, "ts"), mono = ht_rep__num(hd, "mono");
-	c->tid = ht_rep__int(hd, "tid");
+	double ts = hd->ts, mono = hd->mono;
+	c->tid = hd->tid;
 	if (type_id == HT_EV_HEADER) {
 		const char *fmt = json_string_value(json_object_get(o, "format"));
 		if (fmt == NULL || strncmp(fmt, "hangtrace/", 10) != 0) {

@@ -86,11 +86,18 @@ size_t ht_rep__scratch_mark(void);
 void ht_rep__scratch_release(size_t mark);
 /* Turns the scratch memory on or off for this thread; returns what it was. */
 bool ht_rep__scratch_set(bool on);
-/* The event line s (n bytes) as its head (*head: t, ts, mono, tid; the
- * caller's to free) and its tail (the members after tid, kept by the cache:
- * not to be freed), when its tail was seen before; NULL (and *head NULL)
- * when the line is to be parsed whole. */
-json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, json_t **head);
+/* The members every event line starts with (src/core/writer.c). */
+struct rep_head {
+	const char *t;		/* NULL: none */
+	double ts, mono;	/* NAN: unknown */
+	int64_t tid;		/* REP_UNKNOWN */
+};
+/* The event line s (n bytes) as its head (*hd, its strings alive while
+ * *head is: the caller's to free) and its tail (the members after tid,
+ * kept by the cache: not to be freed), when its tail was seen before;
+ * NULL (and *head NULL) when the line is to be parsed whole. */
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
+			    json_t **head);
 void ht_rep__lines_free(struct rep_lcache *t);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
@@ -131,6 +138,8 @@ static inline void *ht_rep__grow(struct rep_arena *a, void *arr, size_t n, size_
 /* Field access: absent or null fields read as unknown. */
 const char *ht_rep__str(struct rep_arena *a, json_t *o, const char *key);
 int64_t ht_rep__int(json_t *o, const char *key);
+int64_t ht_rep__int_of(json_t *v);	/* the same of a value */
+double ht_rep__num_of(json_t *v);
 double ht_rep__num(json_t *o, const char *key);
 int ht_rep__bool(json_t *o, const char *key);	/* 1, 0, -1 unknown */
 
