@@ -190,7 +190,6 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 		}
 		names[n++] = strdup(e->d_name);
 	}
-	closedir(d);
 	rep_sort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char *path = NULL, *name = NULL;
@@ -202,14 +201,19 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 			continue;
 		}
 		/* Folders are entered only when they are real folders (no
-		 * symbolic link loops); files may be links. */
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		 * symbolic link loops); files may be links. Looked up in the
+		 * open folder: one step of path each, and a file that is no
+		 * link needs no second look. */
+		bool got = fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (got && S_ISDIR(st.st_mode)) {
 			if (depth < MAX_DEPTH) {
 				int r = add_dir(job, path, name, depth + 1);
 				if (r > 0)
 					added += r;
 			}
-		} else if (is_jsonl(names[i]) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		} else if (is_jsonl(names[i]) && got &&
+			   (!S_ISLNK(st.st_mode) || fstatat(dirfd(d), names[i], &st, 0) == 0) &&
+			   S_ISREG(st.st_mode)) {
 			add_file(job, path, name, NULL, 0, &st);
 			added++;
 		}
@@ -217,6 +221,7 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 		free(name);
 		free(names[i]);
 	}
+	closedir(d);
 	free(names);
 	return added;
 }
