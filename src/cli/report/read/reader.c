@@ -168,6 +168,49 @@ static bool is_jsonl(const char *name)
 	return n > 6 && strcmp(name + n - 6, ".jsonl") == 0;
 }
 
+/* The entries of a big folder are looked up (lstat) on a few threads
+ * before they are taken in order: a job's folder holds a file per rank. */
+#define LOOK_SPLIT 4096
+
+struct look {
+	int dfd;
+	char **names;
+	struct stat *st;
+	bool *ok;
+	size_t from, to;
+	pthread_t th;
+};
+
+static void *look_range(void *arg)
+{
+	struct look *l = arg;
+	for (size_t i = l->from; i < l->to; i++)
+		l->ok[i] = fstatat(l->dfd, l->names[i], &l->st[i], AT_SYMLINK_NOFOLLOW) == 0;
+	return NULL;
+}
+
+/* Looks every name up (no link followed) into st, ok, on nth threads. */
+static void look_all(int dfd, char **names, size_t n, struct stat *st, bool *ok, int nth)
+{
+	struct look l[8];
+	int started = 0;
+	if (nth > 8)
+		nth = 8;
+	for (int i = 0; i < nth; i++)
+		l[i] = (struct look){ dfd, names, st, ok, n * (size_t)i / (size_t)nth,
+				      n * (size_t)(i + 1) / (size_t)nth, 0 };
+	for (int i = 1; i < nth; i++) {
+		if (pthread_create(&l[i].th, NULL, look_range, &l[i]) != 0)
+			break;
+		started = i;
+	}
+	for (int i = started + 1; i < nth; i++)	/* the shares of threads that did not start */
+		look_range(&l[i]);
+	look_range(&l[0]);
+	for (int i = 1; i <= started; i++)
+		pthread_join(l[i].th, NULL);
+}
+
 static int add_dir(struct rep_job *job, const char *dir, const char *rel, int depth)
 {
 	DIR *d = opendir(dir);
@@ -191,6 +234,15 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 		names[n++] = strdup(e->d_name);
 	}
 	rep_sort(names, n, sizeof(*names), cmp_str);
+	struct stat *sts = NULL;
+	bool *oks = NULL;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n >= LOOK_SPLIT && cpus > 1) {
+		sts = malloc(n * sizeof(*sts));
+		oks = malloc(n * sizeof(*oks));
+		if (sts != NULL && oks != NULL)
+			look_all(dirfd(d), names, n, sts, oks, (int)cpus);
+	}
 	for (size_t i = 0; i < n; i++) {
 		char *path = NULL, *name = NULL;
 		struct stat st;
@@ -204,7 +256,13 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 		 * symbolic link loops); files may be links. Looked up in the
 		 * open folder: one step of path each, and a file that is no
 		 * link needs no second look. */
-		bool got = fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+		bool got;
+		if (sts != NULL && oks != NULL) {
+			got = oks[i];
+			st = sts[i];
+		} else {
+			got = fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+		}
 		if (got && S_ISDIR(st.st_mode)) {
 			if (depth < MAX_DEPTH) {
 				int r = add_dir(job, path, name, depth + 1);
@@ -222,6 +280,8 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 		free(names[i]);
 	}
 	closedir(d);
+	free(sts);
+	free(oks);
 	free(names);
 	return added;
 }
