@@ -686,8 +686,7 @@ static void scratch_end(void)
 
 struct pool {
 	struct rep_job *job;
-	pthread_mutex_t lock;
-	uint32_t next;
+	uint32_t next;		/* the next file to read (atomic) */
 };
 
 struct worker {
@@ -702,11 +701,8 @@ static void *work(void *arg)
 	struct pool *pl = w->pool;
 	scratch_begin();
 	for (;;) {
-		pthread_mutex_lock(&pl->lock);
-		uint32_t i = pl->next;
-		/* Small batches: files are of very different sizes. */
-		pl->next = i + 1;
-		pthread_mutex_unlock(&pl->lock);
+		/* One file at a time: files are of very different sizes. */
+		uint32_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
 		if (i >= pl->job->nfiles)
 			break;
 		read_file(&w->c, i);
@@ -847,7 +843,7 @@ static void drop_copies(struct rep_job *job)
 size_t ht_rep_read(struct rep_job *job)
 {
 	int n = pick_threads(job);
-	struct pool pl = { .job = job, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct pool pl = { .job = job, .next = 0 };
 	struct worker *w = calloc((size_t)n, sizeof(*w));
 
 	if (w == NULL)
