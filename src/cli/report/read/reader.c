@@ -132,8 +132,9 @@ static bool starts_header(const char *s, size_t n)
 
 /* ---- finding files ---------------------------------------------------------------- */
 
-static void add_file(struct rep_job *job, const char *path, const char *name,
-		     const char *mem, size_t len, const struct stat *st)
+/* Adds a file; path and name are the job's from then on (NULL: none). */
+static void add_file_own(struct rep_job *job, char *path, char *name, const char *mem,
+			 size_t len, const struct stat *st)
 {
 	if (job->nfiles == job->cap_files) {
 		job->cap_files = job->cap_files != 0 ? job->cap_files * 2 : 64;
@@ -143,13 +144,32 @@ static void add_file(struct rep_job *job, const char *path, const char *name,
 		job->files = f;
 	}
 	struct rep_file *f = &job->files[job->nfiles++];
-	f->path = path != NULL ? strdup(path) : NULL;
-	f->name = strdup(name);
+	f->path = path;
+	f->name = name;
 	f->mem = mem;
 	f->memlen = len;
 	f->dev = st != NULL ? (uint64_t)st->st_dev : 0;
 	f->ino = st != NULL ? (uint64_t)st->st_ino : 0;
 	f->dup = false;
+}
+
+static void add_file(struct rep_job *job, const char *path, const char *name,
+		     const char *mem, size_t len, const struct stat *st)
+{
+	add_file_own(job, path != NULL ? strdup(path) : NULL, strdup(name), mem, len, st);
+}
+
+/* a, sep and b in one new string (NULL when out of memory). */
+static char *join(const char *a, const char *sep, const char *b)
+{
+	size_t na = strlen(a), ns = strlen(sep), nb = strlen(b);
+	char *s = malloc(na + ns + nb + 1);
+	if (s != NULL) {
+		memcpy(s, a, na);
+		memcpy(s + na, sep, ns);
+		memcpy(s + na + ns, b, nb + 1);
+	}
+	return s;
 }
 
 void ht_rep_add_buffer(struct rep_job *job, const char *name, const char *buf, size_t len)
@@ -244,11 +264,12 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 			look_all(dirfd(d), names, n, sts, oks, (int)cpus);
 	}
 	for (size_t i = 0; i < n; i++) {
-		char *path = NULL, *name = NULL;
+		char *path = join(dir, "/", names[i]);
+		char *name = join(rel, rel[0] != '\0' ? "/" : "", names[i]);
 		struct stat st;
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0 ||
-		    asprintf(&name, "%s%s%s", rel, rel[0] != '\0' ? "/" : "", names[i]) < 0) {
+		if (path == NULL || name == NULL) {
 			free(path);
+			free(name);
 			free(names[i]);
 			continue;
 		}
@@ -272,7 +293,8 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 		} else if (is_jsonl(names[i]) && got &&
 			   (!S_ISLNK(st.st_mode) || fstatat(dirfd(d), names[i], &st, 0) == 0) &&
 			   S_ISREG(st.st_mode)) {
-			add_file(job, path, name, NULL, 0, &st);
+			add_file_own(job, path, name, NULL, 0, &st);
+			path = name = NULL;
 			added++;
 		}
 		free(path);
