@@ -283,7 +283,10 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		hd.tid = ht_rep__int(o, "tid");
 		one_event(c, loc, &hd, o, s);
 	}
-	json_decref(o);
+	/* A line parsed whole into the scratch block goes with the block (its
+	 * values hold no other memory): no walk over it to free nothing. */
+	if (!ht_rep__scratch_whole())
+		json_decref(o);
 	ht_rep__scratch_release(0);	/* nothing parsed is alive now */
 }
 
@@ -456,6 +459,8 @@ static __thread char *scratch;
 static __thread size_t scratch_used;
 static __thread bool scratch_on;
 
+static __thread bool scratch_spilled;	/* a value of the line outside the block */
+
 static void *j_malloc(size_t n)
 {
 	if (scratch_on) {
@@ -465,6 +470,7 @@ static void *j_malloc(size_t n)
 			scratch_used += n;
 			return p;
 		}
+		scratch_spilled = true;
 	}
 	return malloc(n);
 }
@@ -492,6 +498,13 @@ void ht_rep__scratch_release(size_t mark)
 {
 	if (mark <= scratch_used)
 		scratch_used = mark;
+	if (mark == 0)
+		scratch_spilled = false;
+}
+
+bool ht_rep__scratch_whole(void)
+{
+	return scratch_on && !scratch_spilled;
 }
 
 static void scratch_begin(void)

@@ -84,6 +84,9 @@ void ht_rep__proc_end(struct rep_rctx *c);
  * closes it (the next header) is alive: marks nest. */
 size_t ht_rep__scratch_mark(void);
 void ht_rep__scratch_release(size_t mark);
+/* True when everything parsed since the last release to 0 lies in the
+ * scratch block (nothing to free one by one). */
+bool ht_rep__scratch_whole(void);
 /* Turns the scratch memory on or off for this thread; returns what it was. */
 bool ht_rep__scratch_set(bool on);
 /* The members every event line starts with (src/core/writer.c). */
