@@ -281,6 +281,54 @@ START_TEST(test_files_on_disk)
 }
 END_TEST
 
+/* Lines whose text after the tid repeats, rank after rank: read from the
+ * repeated part parsed once (read/lines.c), each line's own head (times,
+ * tid) still its own; a repeated line that does not parse is a warning
+ * each time; a tail that names a head key again reads as the whole line
+ * does (the later member wins). */
+START_TEST(test_repeated_tails)
+{
+	struct rep_job job;
+	enum { N = 6 };
+	struct rep_buf b[N] = { 0 };
+	char name[N][32];
+	ht_rep_job_init(&job);
+	job.nthreads = 1;	/* one cache sees every file */
+	for (int r = 0; r < N; r++) {
+		int pid = 100 + r;
+		mem_header(&b[r], "n1", pid, r, N, 0);
+		mem_line(&b[r], pid, 1 + r, "phase", "\"phase\":\"rendezvous\",\"state\":\"begin\"");
+		mem_line(&b[r], pid, 2 + r, "phase", "\"phase\":\"rendezvous\",\"state\":\"end\"");
+		mem_line(&b[r], pid, 3 + r, "nccl", "\"fn\":\"ncclCommInitRank\",\"state\":\"begin\","
+			 "\"nranks\":6,\"root\":\"10.0.0.1:41234\"");
+		/* "ts" again: the whole line's last member, 0.5 s after the header */
+		mem_line(&b[r], pid, 4 + r, "call", "\"name\":\"ncclCommInitRank\",\"state\":\"begin\","
+			 "\"id\":1,\"ts\":1700000000.5");
+		ht_rep_buf_printf(&b[r], "{\"t\":\"version\",\"ts\":1700000005.0,\"mono\":105.0,"
+				  "\"tid\":%d,\"what\":\"nccl\",\"value\":22105,}\n", pid);
+		snprintf(name[r], sizeof(name[r]), "n1.%d.jsonl", pid);
+		mem_add(&job, name[r], &b[r]);
+	}
+	ck_assert_uint_eq(ht_rep_read(&job), N);
+	for (int r = 0; r < N; r++) {
+		struct rep_proc *p = job.procs.v[r];
+		ck_assert_int_eq(p->rank, r);
+		ck_assert(p->ph[HT_PHASE_RENDEZVOUS].ended);
+		ck_assert_double_eq_tol(p->ph[HT_PHASE_RENDEZVOUS].ts, 1700000001.0 + r, 1e-6);
+		ck_assert_double_eq_tol(p->ph[HT_PHASE_RENDEZVOUS].end_ts, 1700000002.0 + r, 1e-6);
+		ck_assert_uint_eq(p->ncomms, 1);
+		ck_assert_int_eq(p->comms[0].tid, 100 + r);
+		ck_assert_int_eq(p->comms[0].nranks, 6);
+		ck_assert_uint_eq(p->ncalls, 1);
+		ck_assert_double_eq_tol(p->calls[0].ts, 1700000000.5, 1e-6);
+		ck_assert(has_warning(&job, name[r], 7, "not JSON"));
+	}
+	ht_rep_job_free(&job);
+	for (int r = 0; r < N; r++)
+		ht_rep_buf_free(&b[r]);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("report_reader");
@@ -294,6 +342,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_evidence_text);
 	tcase_add_test(t, test_implausible_sizes);
 	tcase_add_test(t, test_files_on_disk);
+	tcase_add_test(t, test_repeated_tails);
 	suite_add_tcase(s, t);
 	return s;
 }

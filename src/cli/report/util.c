@@ -213,12 +213,21 @@ void ht_rep_intern_off(struct rep_arena *a)
 	a->intern = NULL;
 }
 
-static uint64_t fnv(const char *s, size_t n)
+uint64_t ht_rep_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		s += 8;
+		n -= 8;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
 }
 
 static void intern_grow(struct rep_intern *t)
@@ -231,7 +240,7 @@ static void intern_grow(struct rep_intern *t)
 	for (size_t i = 0; i < t->cap; i++) {
 		if (t->slot[i] == NULL)
 			continue;
-		size_t k = fnv(t->slot[i], t->len[i]) & (cap - 1);
+		size_t k = ht_rep_hash(t->slot[i], t->len[i]) & (cap - 1);
 		while (slot[k] != NULL)
 			k = (k + 1) & (cap - 1);
 		slot[k] = t->slot[i];
@@ -253,7 +262,7 @@ const char *ht_rep_intern(struct rep_arena *a, const char *s, size_t n)
 		return ht_rep_strndup(a, s, n);
 	if (2 * (t->n + 1) > t->cap)
 		intern_grow(t);
-	size_t k = fnv(s, n) & (t->cap - 1);
+	size_t k = ht_rep_hash(s, n) & (t->cap - 1);
 	while (t->slot[k] != NULL) {
 		if (t->len[k] == n && memcmp(t->slot[k], s, n) == 0)
 			return t->slot[k];

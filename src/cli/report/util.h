@@ -40,6 +40,8 @@ char *ht_rep_strndup(struct rep_arena *a, const char *s, size_t n);
  * launcher, roles, results) are stored once. A plain copy unless
  * ht_rep_intern_on was called on a. */
 const char *ht_rep_intern(struct rep_arena *a, const char *s, size_t n);
+/* A 64-bit hash of n bytes, eight at a time (for tables, not for output). */
+uint64_t ht_rep_hash(const char *s, size_t n);
 void ht_rep_intern_on(struct rep_arena *a);
 /* Drops the table (the strings stay in the arena). */
 void ht_rep_intern_off(struct rep_arena *a);

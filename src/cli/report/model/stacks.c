@@ -247,18 +247,46 @@ static struct rep_group *find_group(struct table *t, struct rep_job *job, const 
 	return g;
 }
 
+/* The group of a dump's frames, by the frames' arrays: the reader keeps
+ * one copy of a thread line's frames for every rank that shares them
+ * (read/dumps.c), so most ranks find their group here without cleaning,
+ * demangling and interning the same frames again. */
+#define MEMO_SLOTS 1024
+
+struct memo {
+	const char **frames, **py;
+	size_t nframes, npy;
+	struct rep_group *g;
+};
+
+static struct memo *memo_slot(struct memo *m, const struct rep_dump *d)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)d->frames * 0x9e3779b97f4a7c15ull) ^
+		     ((uint64_t)(uintptr_t)d->py * 0xc2b2ae3d27d4eb4full) ^ d->nframes ^
+		     (d->npy << 16);
+	return &m[(h ^ (h >> 31)) & (MEMO_SLOTS - 1)];
+}
+
 static void add_proc(struct rep_job *job, struct table *frames, struct table *groups,
-		     struct rep_proc *p)
+		     struct memo *memo, struct rep_proc *p)
 {
 	const char *raw[MAX_FRAMES];
 	const struct rep_dump *d = p->last_dump;
 
 	if (d == NULL || !d->have_main)
 		return;
-	size_t n = ht_rep_clean_frames(job, d->frames, d->nframes, d->py, d->npy, raw, MAX_FRAMES);
-	for (size_t i = 0; i < n; i++)
-		raw[i] = intern(frames, &job->a, raw[i]);
-	struct rep_group *g = find_group(groups, job, raw, n);
+	struct memo *m = memo_slot(memo, d);
+	struct rep_group *g = m->g;
+	if (g == NULL || m->frames != d->frames ||
+	    m->py != d->py || m->nframes != d->nframes || m->npy != d->npy) {
+		size_t n = ht_rep_clean_frames(job, d->frames, d->nframes, d->py, d->npy, raw,
+					       MAX_FRAMES);
+		for (size_t i = 0; i < n; i++)
+			raw[i] = intern(frames, &job->a, raw[i]);
+		g = find_group(groups, job, raw, n);
+		*m = (struct memo){ d->frames, d->py,
+				    d->nframes, d->npy, g };
+	}
 	ht_rep_vec_push(&g->procs, p);
 	p->group = g;
 }
@@ -310,13 +338,17 @@ void ht_rep_stacks(struct rep_job *job)
 {
 	struct table frames = { 0 }, groups = { 0 };
 	struct rep_vec *lists[2] = { &job->mains, &job->unranked };
+	struct memo *memo = calloc(MEMO_SLOTS, sizeof(*memo));
 
+	if (memo == NULL)
+		abort();
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			struct rep_proc *p = lists[l]->v[i];
 			if (p->stalled)
-				add_proc(job, &frames, &groups, p);
+				add_proc(job, &frames, &groups, memo, p);
 		}
+	free(memo);
 	job->groups = calloc(groups.n + 1, sizeof(*job->groups));
 	if (job->groups == NULL)
 		abort();

@@ -71,14 +71,6 @@ static uint32_t frames_of(struct rep_rctx *c, json_t *arr, uint64_t *h, const ch
 #define MAX_HEAD 4096
 #define MAX_TAILS 65536
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static struct rep_tail **tail_slot(struct rep_tails *t, const char *s, size_t n, uint64_t h)
 {
 	size_t k = h & (t->cap - 1);
@@ -115,7 +107,7 @@ static void tails_grow(struct rep_tails *t)
 static struct rep_tail *tail_of(struct rep_rctx *c, const char *s, size_t n)
 {
 	struct rep_tails *t = &c->cache;
-	uint64_t h = hash_bytes(s, n);
+	uint64_t h = ht_rep_hash(s, n);
 	if (t->cap != 0) {
 		struct rep_tail **slot = tail_slot(t, s, n, h);
 		if (*slot != NULL)
@@ -229,7 +221,14 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 
 static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d, bool last)
 {
-	json_t *o = ht_rep__parse_at(c, &d->end_loc);
+	const struct rep_loc *l = &d->end_loc;
+	json_t *head = NULL, *o = NULL, *whole = NULL;
+	struct rep_head hd;
+	if (l->off + l->len <= c->len)
+		o = ht_rep__split_parse(c, c->buf + l->off, l->len, &hd, &head);
+	if (o == NULL)
+		o = whole = ht_rep__parse_at(c, l);
+	json_decref(head);	/* (scratch memory: alive until released) */
 	if (o == NULL)
 		return;
 	json_t *io = json_object_get(o, "io");
@@ -253,7 +252,7 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 			}
 		}
 	}
-	json_decref(o);
+	json_decref(whole);
 }
 
 void ht_rep__proc_end(struct rep_rctx *c)

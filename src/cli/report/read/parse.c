@@ -31,7 +31,11 @@ const char *ht_rep__str(struct rep_arena *a, json_t *o, const char *key)
 
 int64_t ht_rep__int(json_t *o, const char *key)
 {
-	json_t *v = json_object_get(o, key);
+	return ht_rep__int_of(json_object_get(o, key));
+}
+
+int64_t ht_rep__int_of(json_t *v)
+{
 	if (json_is_integer(v))
 		return (int64_t)json_integer_value(v);
 	if (json_is_real(v)) {
@@ -44,7 +48,11 @@ int64_t ht_rep__int(json_t *o, const char *key)
 
 double ht_rep__num(json_t *o, const char *key)
 {
-	json_t *v = json_object_get(o, key);
+	return ht_rep__num_of(json_object_get(o, key));
+}
+
+double ht_rep__num_of(json_t *v)
+{
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -343,11 +351,12 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 static void on_stall(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		     const struct rep_loc *loc, double ts, double mono)
 {
-	/* Grown as dumps come (most processes have three), the newest
-	 * REP_MAX_DUMPS kept (a power of two: ht_rep__grow's capacities). */
+	/* Room for four at first (most processes have three), then grown
+	 * as dumps come, the newest REP_MAX_DUMPS kept (a power of two:
+	 * ht_rep__grow's capacities). */
 	if (p->ndumps == 0)
-		p->dumps = ht_rep_alloc(&c->a, sizeof(*p->dumps));
-	else if (p->ndumps < REP_MAX_DUMPS)
+		p->dumps = ht_rep_alloc(&c->a, 4 * sizeof(*p->dumps));
+	else if (p->ndumps >= 4 && p->ndumps < REP_MAX_DUMPS)
 		p->dumps = ht_rep__grow(&c->a, p->dumps, p->ndumps, sizeof(*p->dumps));
 	if (p->ndumps == REP_MAX_DUMPS) {
 		memmove(p->dumps, p->dumps + 1, (REP_MAX_DUMPS - 1) * sizeof(*p->dumps));

@@ -224,7 +224,7 @@ void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 {
 	const char *fn = json_string_value(json_object_get(o, "fn"));
 	const char *state = json_string_value(json_object_get(o, "state"));
-	int64_t tid = ht_rep__int(o, "tid");
+	int64_t tid = c->tid;	/* the head's (lines.c) */
 	int64_t ver = ht_rep__int(o, "nccl_version");
 
 	if (ver != REP_UNKNOWN && p->ver[REP_VER_NCCL].value == REP_UNKNOWN) {

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * reader.c: finds a job's trace files and reads them. Every line is a JSON
- * object parsed with jansson (Debian's libjansson: small, a plain C API,
- * strict RFC 8259 parsing with line/column errors, in Debian since 2009
- * and already a build dependency of the command). Files are mapped and
- * read by a few threads, one file at a time each. The bulk of a trace,
+ * reader.c: reads a job's trace files (found by files.c). Every line is a
+ * JSON object parsed with jansson (Debian's libjansson: small, a plain C
+ * API, strict RFC 8259 parsing with line/column errors, in Debian since
+ * 2009 and already a build dependency of the command). Files are read by
+ * a few threads, one file at a time each. The bulk of a trace,
  * the thread lines of dumps, is not parsed as it streams by: a cheap look
  * at the line's start (every line begins {"t":"<type>") says what it is,
  * and only the lines the report needs are parsed when the process record
  * closes. A line that does not parse, a truncated last line, a file that
  * is not a trace: a warning naming the file and line, never an abort.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -27,7 +26,6 @@
 
 #define MAX_WARNINGS 1000		/* per reading thread */
 #define MAX_FILE_WARNINGS 20
-#define MAX_DEPTH 8
 #define FRESH_SECS 5	/* a file changed this recently may be mid-write */
 
 /* ---- the job ------------------------------------------------------------------ */
@@ -130,112 +128,6 @@ static bool starts_header(const char *s, size_t n)
 	return r;
 }
 
-/* ---- finding files ---------------------------------------------------------------- */
-
-static void add_file(struct rep_job *job, const char *path, const char *name,
-		     const char *mem, size_t len, const struct stat *st)
-{
-	if (job->nfiles == job->cap_files) {
-		job->cap_files = job->cap_files != 0 ? job->cap_files * 2 : 64;
-		struct rep_file *f = realloc(job->files, job->cap_files * sizeof(*f));
-		if (f == NULL)
-			abort();
-		job->files = f;
-	}
-	struct rep_file *f = &job->files[job->nfiles++];
-	f->path = path != NULL ? strdup(path) : NULL;
-	f->name = strdup(name);
-	f->mem = mem;
-	f->memlen = len;
-	f->dev = st != NULL ? (uint64_t)st->st_dev : 0;
-	f->ino = st != NULL ? (uint64_t)st->st_ino : 0;
-	f->dup = false;
-}
-
-void ht_rep_add_buffer(struct rep_job *job, const char *name, const char *buf, size_t len)
-{
-	add_file(job, NULL, name, buf, len, NULL);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool is_jsonl(const char *name)
-{
-	size_t n = strlen(name);
-	return n > 6 && strcmp(name + n - 6, ".jsonl") == 0;
-}
-
-static int add_dir(struct rep_job *job, const char *dir, const char *rel, int depth)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	int added = 0;
-
-	if (d == NULL)
-		return -errno;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap != 0 ? cap * 2 : 256;
-			char **nn = realloc(names, cap * sizeof(*nn));
-			if (nn == NULL)
-				break;
-			names = nn;
-		}
-		names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	rep_sort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		char *path = NULL, *name = NULL;
-		struct stat st;
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0 ||
-		    asprintf(&name, "%s%s%s", rel, rel[0] != '\0' ? "/" : "", names[i]) < 0) {
-			free(path);
-			free(names[i]);
-			continue;
-		}
-		/* Folders are entered only when they are real folders (no
-		 * symbolic link loops); files may be links. */
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (depth < MAX_DEPTH) {
-				int r = add_dir(job, path, name, depth + 1);
-				if (r > 0)
-					added += r;
-			}
-		} else if (is_jsonl(names[i]) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			add_file(job, path, name, NULL, 0, &st);
-			added++;
-		}
-		free(path);
-		free(name);
-		free(names[i]);
-	}
-	free(names);
-	return added;
-}
-
-int ht_rep_add_path(struct rep_job *job, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return add_dir(job, path, "", 0);
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	const char *slash = strrchr(path, '/');
-	add_file(job, path, slash != NULL ? slash + 1 : path, NULL, 0, &st);
-	return 1;
-}
-
 /* ---- lines -------------------------------------------------------------------- */
 
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc)
@@ -333,6 +225,9 @@ static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, c
 	}
 }
 
+static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struct rep_head *hd,
+		      json_t *o, const char *s);
+
 static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no_nl)
 {
 	const char *s = c->buf + loc->off;
@@ -346,6 +241,17 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		}
 	} else if (peeked && c->p != NULL && strcmp(type, "dump_end") == 0 && !last_no_nl) {
 		dump_line(c, true, loc, s);
+		return;
+	}
+	/* A tail seen before: only the head is parsed (lines.c). */
+	json_t *head = NULL, *ev = NULL;
+	struct rep_head hd;
+	if (peeked && strcmp(type, "header") != 0)
+		ev = ht_rep__split_parse(c, s, loc->len, &hd, &head);
+	if (ev != NULL) {
+		one_event(c, loc, &hd, ev, s);
+		json_decref(head);
+		ht_rep__scratch_release(0);
 		return;
 	}
 	json_error_t e;
@@ -370,34 +276,50 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 	}
 	if (!json_is_object(o)) {
 		ht_rep__warn(c, loc->line, "not a JSON object, ignored");
-		goto out;
+	} else {
+		hd.t = json_string_value(json_object_get(o, "t"));
+		hd.ts = ht_rep__num(o, "ts");
+		hd.mono = ht_rep__num(o, "mono");
+		hd.tid = ht_rep__int(o, "tid");
+		one_event(c, loc, &hd, o, s);
 	}
-	const char *t = json_string_value(json_object_get(o, "t"));
+	/* A line parsed whole into the scratch block goes with the block (its
+	 * values hold no other memory): no walk over it to free nothing. */
+	if (!ht_rep__scratch_whole())
+		json_decref(o);
+	ht_rep__scratch_release(0);	/* nothing parsed is alive now */
+}
+
+/* One event line: hd has its type and times, o its members (all of them
+ * when the line was parsed whole, those after the tid when not). */
+static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struct rep_head *hd,
+		      json_t *o, const char *s)
+{
+	const char *t = hd->t;
 	if (t == NULL) {
 		ht_rep__warn(c, loc->line, "no event type (\"t\"), ignored");
-		goto out;
+		return;
 	}
 	int type_id = ht_event_from_name(t);
-	double ts = ht_rep__num(o, "ts"), mono = ht_rep__num(o, "mono");
+	double ts = hd->ts, mono = hd->mono;
+	c->tid = hd->tid;
 	if (type_id == HT_EV_HEADER) {
 		const char *fmt = json_string_value(json_object_get(o, "format"));
 		if (fmt == NULL || strncmp(fmt, "hangtrace/", 10) != 0) {
 			ht_rep__warn(c, loc->line, "header of format '%s', not hangtrace/1: "
 				     "the record is skipped", fmt != NULL ? fmt : "?");
 			ht_rep__proc_end(c);
-			goto out;
+			return;
 		}
 		if (strcmp(fmt, HT_TRACE_FORMAT) != 0)
 			ht_rep__warn(c, loc->line, "format '%s' is newer than this report "
 				     "(hangtrace/1): read as hangtrace/1", fmt);
 		ht_rep__proc_end(c);
 		ht_rep__header(c, o, loc);
-		goto out;
+		return;
 	}
-	if (c->p == NULL) {
-		/* After a skipped record: up to the next header. */
-		goto out;
-	}
+	if (c->p == NULL)
+		return;		/* after a skipped record: up to the next header */
 	if (!isnan(ts) && !(ts <= c->p->last_ts))
 		c->p->last_ts = ts;
 	if (!isnan(ts) && type_id != HT_EV_EXIT && !(ts <= c->p->last_ev_ts))
@@ -414,9 +336,6 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		if (type_id == HT_EV_EXIT)
 			c->open_dump = -1;
 	}
-out:
-	json_decref(o);
-	ht_rep__scratch_release(0);	/* nothing parsed is alive now */
 }
 
 static void read_buffer(struct rep_rctx *c)
@@ -540,6 +459,8 @@ static __thread char *scratch;
 static __thread size_t scratch_used;
 static __thread bool scratch_on;
 
+static __thread bool scratch_spilled;	/* a value of the line outside the block */
+
 static void *j_malloc(size_t n)
 {
 	if (scratch_on) {
@@ -549,6 +470,7 @@ static void *j_malloc(size_t n)
 			scratch_used += n;
 			return p;
 		}
+		scratch_spilled = true;
 	}
 	return malloc(n);
 }
@@ -560,6 +482,13 @@ static void j_free(void *p)
 	free(p);
 }
 
+bool ht_rep__scratch_set(bool on)
+{
+	bool was = scratch_on;
+	scratch_on = on && scratch != NULL;
+	return was;
+}
+
 size_t ht_rep__scratch_mark(void)
 {
 	return scratch_used;
@@ -569,6 +498,13 @@ void ht_rep__scratch_release(size_t mark)
 {
 	if (mark <= scratch_used)
 		scratch_used = mark;
+	if (mark == 0)
+		scratch_spilled = false;
+}
+
+bool ht_rep__scratch_whole(void)
+{
+	return scratch_on && !scratch_spilled;
 }
 
 static void scratch_begin(void)
@@ -590,8 +526,7 @@ static void scratch_end(void)
 
 struct pool {
 	struct rep_job *job;
-	pthread_mutex_t lock;
-	uint32_t next;
+	uint32_t next;		/* the next file to read (atomic) */
 };
 
 struct worker {
@@ -606,11 +541,8 @@ static void *work(void *arg)
 	struct pool *pl = w->pool;
 	scratch_begin();
 	for (;;) {
-		pthread_mutex_lock(&pl->lock);
-		uint32_t i = pl->next;
-		/* Small batches: files are of very different sizes. */
-		pl->next = i + 1;
-		pthread_mutex_unlock(&pl->lock);
+		/* One file at a time: files are of very different sizes. */
+		uint32_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
 		if (i >= pl->job->nfiles)
 			break;
 		read_file(&w->c, i);
@@ -751,7 +683,7 @@ static void drop_copies(struct rep_job *job)
 size_t ht_rep_read(struct rep_job *job)
 {
 	int n = pick_threads(job);
-	struct pool pl = { .job = job, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct pool pl = { .job = job, .next = 0 };
 	struct worker *w = calloc((size_t)n, sizeof(*w));
 
 	if (w == NULL)
@@ -802,6 +734,7 @@ size_t ht_rep_read(struct rep_job *job)
 		free(c->warns);
 		free(c->iobuf);
 		free(c->cache.slot);
+		ht_rep__lines_free(&c->lines);
 		ht_rep_vec_free(&c->procs);
 		ht_rep_intern_off(&c->a);
 		ht_rep_arena_take(&job->a, &c->a);

@@ -34,6 +34,15 @@ struct rep_tails {
 	size_t cap, n;
 };
 
+/* Event lines' repeated tails, parsed once (see lines.c). */
+struct rep_ltail;
+struct rep_lcache {
+	struct rep_ltail **slot;
+	size_t cap, n, bytes;
+	uint64_t *seen;
+	size_t nseen;
+};
+
 struct rep_rctx {
 	struct rep_job *job;
 	struct rep_arena a;
@@ -55,6 +64,8 @@ struct rep_rctx {
 	char *iobuf;			/* the file's bytes */
 	size_t iocap;
 	struct rep_tails cache;
+	struct rep_lcache lines;
+	int64_t tid;			/* the current event line's tid */
 };
 
 /* Adds a warning about line (0: the whole file) of the current file. */
@@ -73,6 +84,24 @@ void ht_rep__proc_end(struct rep_rctx *c);
  * closes it (the next header) is alive: marks nest. */
 size_t ht_rep__scratch_mark(void);
 void ht_rep__scratch_release(size_t mark);
+/* True when everything parsed since the last release to 0 lies in the
+ * scratch block (nothing to free one by one). */
+bool ht_rep__scratch_whole(void);
+/* Turns the scratch memory on or off for this thread; returns what it was. */
+bool ht_rep__scratch_set(bool on);
+/* The members every event line starts with (src/core/writer.c). */
+struct rep_head {
+	const char *t;		/* NULL: none */
+	double ts, mono;	/* NAN: unknown */
+	int64_t tid;		/* REP_UNKNOWN */
+};
+/* The event line s (n bytes) as its head (*hd, its strings alive while
+ * *head is: the caller's to free) and its tail (the members after tid,
+ * kept by the cache: not to be freed), when its tail was seen before;
+ * NULL (and *head NULL) when the line is to be parsed whole. */
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
+			    json_t **head);
+void ht_rep__lines_free(struct rep_lcache *t);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
 
@@ -112,6 +141,8 @@ static inline void *ht_rep__grow(struct rep_arena *a, void *arr, size_t n, size_
 /* Field access: absent or null fields read as unknown. */
 const char *ht_rep__str(struct rep_arena *a, json_t *o, const char *key);
 int64_t ht_rep__int(json_t *o, const char *key);
+int64_t ht_rep__int_of(json_t *v);	/* the same of a value */
+double ht_rep__num_of(json_t *v);
 double ht_rep__num(json_t *o, const char *key);
 int ht_rep__bool(json_t *o, const char *key);	/* 1, 0, -1 unknown */
 

@@ -27,8 +27,32 @@ static const char *id_of(const struct rep_comm *c)
 	return c->commid != NULL ? c->commid : c->id_hash;
 }
 
+/* A key: the last one made when the text is the same (thousands of ranks
+ * share a communicator), so that comparing keys is mostly comparing
+ * pointers (same_key). */
+static const char *key_text(struct rep_job *job, const char **last, const char *a, const char *sep,
+			    const char *b, bool num, long long color)
+{
+	char buf[512];
+	int n = num ? snprintf(buf, sizeof(buf), "%s%s%lld", a, sep, color) :
+		      snprintf(buf, sizeof(buf), "%s%s%s", a, sep, b);
+	if (n < 0)
+		return NULL;
+	if ((size_t)n >= sizeof(buf))
+		return num ? ht_rep_printf(&job->a, "%s%s%lld", a, sep, color) :
+			     ht_rep_printf(&job->a, "%s%s%s", a, sep, b);
+	if (*last == NULL || strcmp(*last, buf) != 0)
+		*last = ht_rep_strdup(&job->a, buf);
+	return *last;
+}
+
+static int same_key(const char *a, const char *b)
+{
+	return a == b ? 0 : strcmp(a, b);
+}
+
 /* Gives every communicator of p its key (splits after their parents). */
-static void keys(struct rep_job *job, struct rep_proc *p)
+static void keys(struct rep_job *job, struct rep_proc *p, const char **last)
 {
 	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < p->ncomms; i++) {
@@ -37,15 +61,15 @@ static void keys(struct rep_job *job, struct rep_proc *p)
 				continue;
 			if (!is_split(c)) {
 				if (id_of(c) != NULL)
-					c->key = ht_rep_printf(&job->a, "%s@%s", id_of(c),
-							       c->root != NULL ? c->root : "?");
+					c->key = key_text(job, last, id_of(c), "@",
+							  c->root != NULL ? c->root : "?", false, 0);
 				continue;
 			}
 			for (size_t k = 0; k < p->ncomms && c->parent != NULL; k++) {
 				struct rep_comm *q = &p->comms[k];
 				if (q->key != NULL && q->comm != NULL && strcmp(q->comm, c->parent) == 0) {
-					c->key = ht_rep_printf(&job->a, "%s/split%lld", q->key,
-							       (long long)c->color);
+					c->key = key_text(job, last, q->key, "/split", NULL, true,
+							  (long long)c->color);
 					break;
 				}
 			}
@@ -75,7 +99,7 @@ static int cmp_member(const void *a, const void *b)
 	const struct member *x = a, *y = b;
 	if (x->c->nranks != y->c->nranks)
 		return x->c->nranks < y->c->nranks ? -1 : 1;
-	int k = strcmp(x->c->key, y->c->key);
+	int k = same_key(x->c->key, y->c->key);
 	if (k != 0)
 		return k;
 	return x->c->rank < y->c->rank ? -1 : x->c->rank > y->c->rank;
@@ -112,7 +136,7 @@ static void id_mismatch(struct rep_job *job, struct member *m, size_t n)
 		size_t ns = 0;
 		for (size_t a = i; a < j;) {
 			size_t b = a;
-			while (b < j && strcmp(m[b].c->key, m[a].c->key) == 0)
+			while (b < j && same_key(m[b].c->key, m[a].c->key) == 0)
 				b++;
 			struct idset s = { a, b, 0, false, INT64_MAX, INT64_MIN };
 			for (size_t k = a; k < b; k++) {
@@ -186,7 +210,7 @@ static void id_mismatch(struct rep_job *job, struct member *m, size_t n)
 static int cmp_member_key(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	int k = strcmp(x->c->key, y->c->key);
+	int k = same_key(x->c->key, y->c->key);
 	if (k != 0)
 		return k;
 	return x->p->rank < y->p->rank ? -1 : x->p->rank > y->p->rank;
@@ -196,7 +220,7 @@ static void comm_size(struct rep_job *job, struct member *m, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		while (j < n && strcmp(m[j].c->key, m[i].c->key) == 0)
+		while (j < n && same_key(m[j].c->key, m[i].c->key) == 0)
 			j++;
 		/* The size most members were given (a vote, then its count). */
 		int64_t major = m[i].c->nranks;
@@ -592,9 +616,10 @@ void ht_rep_rules_nccl(struct rep_job *job)
 	struct member *m = malloc(cap * sizeof(*m));
 	if (m == NULL)
 		abort();
+	const char *last = NULL;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		keys(job, p);
+		keys(job, p, &last);
 		for (size_t k = 0; k < p->ncomms; k++) {
 			struct rep_comm *c = &p->comms[k];
 			if (c->key == NULL || c->nested)
@@ -625,7 +650,7 @@ void ht_rep_rules_nccl(struct rep_job *job)
 		/* A process counts once per communicator (an init retried). */
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++)
-			if (k == 0 || m[i].p != m[k - 1].p || strcmp(m[i].c->key, m[k - 1].c->key) != 0)
+			if (k == 0 || m[i].p != m[k - 1].p || same_key(m[i].c->key, m[k - 1].c->key) != 0)
 				m[k++] = m[i];
 			else
 				m[k - 1] = m[i];	/* the later init */
@@ -633,7 +658,7 @@ void ht_rep_rules_nccl(struct rep_job *job)
 		comm_size(job, m, n);
 		for (size_t i = 0; i < n;) {
 			size_t j = i;
-			while (j < n && strcmp(m[j].c->key, m[i].c->key) == 0)
+			while (j < n && same_key(m[j].c->key, m[i].c->key) == 0)
 				j++;
 			if (j - i >= 2)
 				collectives(job, &m[i], j - i);

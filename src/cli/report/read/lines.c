@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lines.c: the repeated part of event lines, parsed once. The library
+ * starts every event line but the header and thread lines the same way,
+ * {"t":"<type>","ts":<secs>,"mono":<secs>,"tid":<int>, (src/core/writer.c),
+ * and what follows is often the same text in line after line and rank
+ * after rank: `"phase":"launch","state":"begin"}`, a version, a call's
+ * name, a stall's calls, a host's facts for each of its ranks. Such a line
+ * is cut after its tid: the head is parsed each time (its four values, as
+ * an array), the tail once per distinct text and kept (an object); both
+ * are jansson's, and the two together are the line's members exactly (no
+ * key in both), so the events read the same as from the whole line. A tail is kept only once its text has been seen before (its hash
+ * in a table of the texts seen): a tail met once, the usual case for a
+ * rank's own fields, costs a hash more than parsing the line whole, which
+ * it is. Anything unexpected (no tid where it belongs, a half that does not
+ * parse, a key of the head in the tail) is the whole line's to parse, so
+ * its warnings are those of the whole line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+#define MAX_HEAD 256		/* where the tid must be */
+#define MAX_KEPT 2048		/* tails kept per reading thread, at most */
+#define MAX_KEPT_BYTES (512u << 10)	/* their text, at most */
+#define SEEN_SLOTS (1u << 16)	/* hashes of the texts seen (a power of two) */
+
+struct rep_ltail {
+	char *text;
+	uint32_t len;
+	uint64_t hash;
+	json_t *o;		/* NULL: the line is parsed whole */
+};
+
+/* True when the hash was seen before; notes it otherwise. The table is
+ * emptied when half full: a job of a million distinct tails keeps finding
+ * the repeated ones among the latest. */
+static bool seen_before(struct rep_lcache *t, uint64_t h)
+{
+	if (t->seen == NULL) {
+		t->seen = calloc(SEEN_SLOTS, sizeof(*t->seen));
+		if (t->seen == NULL)
+			return false;
+	}
+	h |= 1;		/* 0 marks an empty slot */
+	size_t k = h & (SEEN_SLOTS - 1);
+	while (t->seen[k] != 0) {
+		if (t->seen[k] == h)
+			return true;
+		k = (k + 1) & (SEEN_SLOTS - 1);
+	}
+	if (t->nseen >= SEEN_SLOTS / 2) {
+		memset(t->seen, 0, SEEN_SLOTS * sizeof(*t->seen));
+		t->nseen = 0;
+		k = h & (SEEN_SLOTS - 1);
+	}
+	t->seen[k] = h;
+	t->nseen++;
+	return false;
+}
+
+static struct rep_ltail **kept_slot(struct rep_lcache *t, const char *s, size_t n, uint64_t h)
+{
+	size_t k = h & (t->cap - 1);
+	while (t->slot[k] != NULL) {
+		struct rep_ltail *x = t->slot[k];
+		if (x->hash == h && x->len == n && memcmp(x->text, s, n) == 0)
+			break;
+		k = (k + 1) & (t->cap - 1);
+	}
+	return &t->slot[k];
+}
+
+static bool kept_grow(struct rep_lcache *t)
+{
+	size_t cap = t->cap != 0 ? t->cap * 2 : 1024;
+	struct rep_ltail **s = calloc(cap, sizeof(*s));
+	if (s == NULL)
+		return false;
+	for (size_t i = 0; i < t->cap; i++) {
+		struct rep_ltail *x = t->slot[i];
+		if (x == NULL)
+			continue;
+		size_t k = x->hash & (cap - 1);
+		while (s[k] != NULL)
+			k = (k + 1) & (cap - 1);
+		s[k] = x;
+	}
+	free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+	return true;
+}
+
+/* Forgets every tail kept (their objects: not alive past their line). */
+static void drop_kept(struct rep_lcache *t)
+{
+	bool was = ht_rep__scratch_set(false);
+	for (size_t i = 0; i < t->cap; i++) {
+		struct rep_ltail *x = t->slot[i];
+		if (x == NULL)
+			continue;
+		json_decref(x->o);
+		free(x->text);
+		free(x);
+		t->slot[i] = NULL;
+	}
+	ht_rep__scratch_set(was);
+	t->n = t->bytes = 0;
+}
+
+static bool is_head_key(const char *k)
+{
+	return strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 || strcmp(k, "mono") == 0 ||
+	       strcmp(k, "tid") == 0;
+}
+
+/* The tail {"...} parsed into memory of its own (not the line's scratch):
+ * NULL when it does not parse or holds a key of the head. */
+static json_t *parse_tail(const char *s, size_t n)
+{
+	char *obj = malloc(n + 1);
+	if (obj == NULL)
+		return NULL;
+	obj[0] = '{';
+	memcpy(obj + 1, s, n);
+	bool was = ht_rep__scratch_set(false);
+	json_t *o = json_loadb(obj, n + 1, 0, NULL);
+	free(obj);
+	const char *k;
+	json_t *v;
+	bool ok = json_is_object(o);
+	if (ok)
+		json_object_foreach(o, k, v)
+			if (is_head_key(k))
+				ok = false;
+	if (!ok) {
+		json_decref(o);
+		o = NULL;
+	}
+	ht_rep__scratch_set(was);
+	return o;
+}
+
+/* The head {"t":"<type>","ts":A,"mono":B,"tid":C (up to the comma after
+ * C, which the tail's key follows) as the array ["<type>",A,B,C] in buf:
+ * jansson parses the four values without building an object, and the
+ * array parses exactly when the head is the object of those four members
+ * (the text between the keys is each value's, whole: a quote cannot occur
+ * unescaped inside a string, a key inside a nested value leaves a value
+ * that does not parse). Returns the array's length, 0 when the line does
+ * not start so. */
+static size_t head_array(const char *s, size_t n, char *buf, size_t *cut)
+{
+	static const char t[] = "{\"t\":\"", ts[] = "\",\"ts\":", mono[] = ",\"mono\":",
+			  tid[] = ",\"tid\":";
+	size_t lim = n < MAX_HEAD ? n : MAX_HEAD;
+	if (lim < sizeof(t) || memcmp(s, t, sizeof(t) - 1) != 0)
+		return 0;
+	const char *q = memchr(s + sizeof(t) - 1, '"', lim - (sizeof(t) - 1));
+	if (q == NULL || (size_t)(s + lim - q) < sizeof(ts) || memcmp(q, ts, sizeof(ts) - 1) != 0)
+		return 0;
+	const char *a = q + sizeof(ts) - 1, *end = s + lim;
+	const char *m = memmem(a, (size_t)(end - a), mono, sizeof(mono) - 1);
+	if (m == NULL)
+		return 0;
+	const char *b = m + sizeof(mono) - 1;
+	const char *d = memmem(b, (size_t)(end - b), tid, sizeof(tid) - 1);
+	if (d == NULL)
+		return 0;
+	const char *c = d + sizeof(tid) - 1, *e = c;
+	while (e < end && *e >= '0' && *e <= '9')	/* (buf holds MAX_HEAD bytes) */
+		e++;
+	if (e == c || e + 1 >= s + n || e[0] != ',' || e[1] != '"')
+		return 0;
+	/* ["<type>", A, B, C]: the type with its quotes */
+	size_t k = 0;
+	buf[k++] = '[';
+	memcpy(buf + k, s + sizeof(t) - 2, (size_t)(q + 1 - (s + sizeof(t) - 2)));
+	k += (size_t)(q + 1 - (s + sizeof(t) - 2));
+	buf[k++] = ',';
+	memcpy(buf + k, a, (size_t)(m - a));
+	k += (size_t)(m - a);
+	buf[k++] = ',';
+	memcpy(buf + k, b, (size_t)(d - b));
+	k += (size_t)(d - b);
+	buf[k++] = ',';
+	memcpy(buf + k, c, (size_t)(e - c));
+	k += (size_t)(e - c);
+	buf[k++] = ']';
+	*cut = (size_t)(e - s);
+	return k;
+}
+
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
+			    json_t **head)
+{
+	struct rep_lcache *t = &c->lines;
+	char buf[MAX_HEAD + 2];
+	size_t cut = 0, bn = head_array(s, n, buf, &cut);
+	*head = NULL;
+	if (bn == 0)
+		return NULL;
+	const char *ts = s + cut + 1;
+	size_t tn = n - cut - 1;
+	uint64_t h = ht_rep_hash(ts, tn);
+	struct rep_ltail *x = NULL;
+	if (t->cap != 0)
+		x = *kept_slot(t, ts, tn, h);
+	if (x == NULL) {
+		if (!seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
+			return NULL;
+		if (t->n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
+			drop_kept(t);	/* full: the next files start again */
+		if ((t->n + 1) * 2 > t->cap && !kept_grow(t))
+			return NULL;
+		x = malloc(sizeof(*x));
+		char *text = malloc(tn);
+		if (x == NULL || text == NULL) {
+			free(x);
+			free(text);
+			return NULL;
+		}
+		memcpy(text, ts, tn);
+		*x = (struct rep_ltail){ text, (uint32_t)tn, h, parse_tail(ts, tn) };
+		*kept_slot(t, ts, tn, h) = x;
+		t->n++;
+		t->bytes += tn;
+	}
+	if (x->o == NULL)
+		return NULL;
+	json_t *o = json_loadb(buf, bn, 0, NULL);
+	if (!json_is_array(o) || json_array_size(o) != 4 ||
+	    !json_is_string(json_array_get(o, 0))) {
+		json_decref(o);
+		return NULL;
+	}
+	hd->t = json_string_value(json_array_get(o, 0));
+	hd->ts = ht_rep__num_of(json_array_get(o, 1));
+	hd->mono = ht_rep__num_of(json_array_get(o, 2));
+	hd->tid = ht_rep__int_of(json_array_get(o, 3));
+	*head = o;
+	return x->o;
+}
+
+void ht_rep__lines_free(struct rep_lcache *t)
+{
+	drop_kept(t);
+	free(t->slot);
+	free(t->seen);
+	memset(t, 0, sizeof(*t));
+}
