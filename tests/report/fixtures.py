@@ -1264,6 +1264,38 @@ def mpi_load_before_barrier(d):
 
 
 @case
+def mpi_raise_after_sleep(d):
+    """mpi4py on Open MPI (tests/e2e/jobs.sh "rank 1 raises", kept from a
+    run on a loaded host): rank 1 sleeps in its own code, is declared
+    stalled (no progress, no wait point: its main thread was not unwound,
+    only its Python frames are known) and then raises (status 1); ranks 0
+    and 2 wait in MPI_Barrier and are then killed by mpirun's SIGTERM;
+    rank 2's SIGTERM dump came while its main thread was in the library's
+    handler and did not answer (no native frames). Rank 1 failed on its own (no "gave up
+    waiting"): rank_exited [1] first; ranks 0 and 2 are where their
+    earlier dumps saw them, in MPI_Barrier (not "working")."""
+    for r in range(3):
+        p = cpu_rank(d, r, 3, launcher="openmpi", cmd=("/usr/bin/python3", "mpi_job.py"))
+        p.host_facts(0.01)
+        if r == 1:
+            for n, t in ((1, 60.5), (2, 120.5)):
+                p.dump(t, "timeout", "launch", n, (), SLEEP_PY, cpu=0.05, declared=True,
+                       wchan="hrtimer_nanosleep")
+            p.exit(150.0, status=1)
+        else:
+            for n, t in ((1, 60.5), (2, 120.5)):
+                p.dump(t, "timeout", "launch", n, MPI_BARRIER, MPI_PY, cpu=0.06, state="R",
+                       declared=True)
+            if r == 0:	# its SIGTERM landed on another thread
+                p.dump(150.1, "sigterm", "launch", 0, MPI_BARRIER, MPI_PY, cpu=0.08, state="R")
+            else:
+                p.dump(150.1, "sigterm", "launch", 0, (), MPI_PY, cpu=0.08,
+                       wchan="hrtimer_nanosleep")
+            p.exit(150.2, signal="SIGTERM", after_dump=True)
+        p.write(d)
+
+
+@case
 def barrier_never_reached(d):
     """Rank 1 never calls dist.barrier(): it sleeps; ranks 0, 2, 3 wait in
     the gloo barrier. Rank 1 is the straggler."""

@@ -355,6 +355,15 @@ void ht_rep_graph(struct rep_job *job)
 		p->doing = doing_of(job, p);
 		cls[i] = classify(p);
 		p->at_wait = cls[i] == W_STORE || cls[i] == W_PEERS;
+		/* Stalled, then ended by itself: it gave up waiting only if it
+		 * waited (a wait of the table, a call in flight, an open phase
+		 * of waiting). Stalled at its own work (a sleep, a loop: no wait)
+		 * and then failed, it is a failure of its own, and the ranks at
+		 * the barrier wait for it (tests/e2e/jobs.sh, mpi4py rank 1
+		 * raises after a sleep). */
+		if (p->gave_up && cls[i] == W_NONE && !(p->sig != NULL && ht_sig_kind_is_wait(p->sig->kind)) &&
+		    (p->last_dump == NULL || p->last_dump->call == NULL))
+			p->gave_up = false;
 	}
 	for (size_t i = 0; i < job->unranked.n; i++) {
 		struct rep_proc *p = job->unranked.v[i];
