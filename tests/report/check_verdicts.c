@@ -116,6 +116,7 @@ static const struct tcase cases[] = {
 	{ "mpi_load_before_barrier", { { "straggler", "error", "2" } }, { "stalled" }, 1 },
 	{ "barrier_never_reached", { { "straggler", "error", "1" } }, { "stalled" }, 1 },
 	{ "mpi_raise_after_sleep", { { "rank_exited", "error", "1" } }, { "straggler", "stalled" }, 1 },
+	{ "mpi_abort_torn_down", { { "straggler", "error", "2" } }, { "rank_exited" }, 1 },
 	{ "monitored_barrier", { { "straggler", "error", "1" }, { "rank_exited", "error", "0" } },
 	  { "stalled" }, 1 },
 	{ "helper_exit", { { "stalled", "error", "0-1" } }, { "rank_exited" }, 1 },

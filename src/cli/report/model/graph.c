@@ -346,9 +346,10 @@ void ht_rep_graph(struct rep_job *job)
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		/* Also a rank dumped but not declared stalled (it works past
-		 * the deadline): what it does, should others wait for it. */
+		 * the deadline, or worked until it was killed): what it does,
+		 * should others wait for it. */
 		bool dumped = p->last_dump != NULL && p->last_dump->epoch == p->epoch &&
-			      p->end == REP_RUNNING;
+			      (p->end == REP_RUNNING || p->killed);
 		if (!waits(p) && !p->stalled && !dumped)
 			continue;
 		p->sig = stack_sig(&cache, p->last_dump);
