@@ -139,5 +139,10 @@ void *ht__mpi_dlsym(void *handle, const char *name, void *found)
 	if (found == NULL || !ht_is_ours(found))
 		return found;
 	/* Our wrapper: only where a real MPI is there behind it. */
-	return resolve(name) != NULL ? found : NULL;
+	if (resolve(name) != NULL)
+		return found;
+	/* A NULL from dlsym comes with its dlerror() message (ctypes reads
+	 * it, and crashes on none): a lookup that fails says it. */
+	(void)ht_real_dlsym(RTLD_NEXT, name);
+	return NULL;
 }
