@@ -97,11 +97,13 @@ static __attribute__((noinline, cold)) void *real_slow(void **slot, const char *
 	return p;
 }
 
-#define HT_MPI_REAL(name)                                                                    \
-	(__typeof__(ht_real.name))(__builtin_expect(                                       \
-		__atomic_load_n((void **)&ht_real.name, __ATOMIC_ACQUIRE) != NULL, 1) ?       \
-		__atomic_load_n((void **)&ht_real.name, __ATOMIC_ACQUIRE) :                    \
-		real_slow((void **)&ht_real.name, #name))
+static inline void *real_of(void **slot, const char *name)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	return __builtin_expect(p != NULL, 1) ? p : real_slow(slot, name);
+}
+
+#define HT_MPI_REAL(name) ((__typeof__(ht_real.name))real_of((void **)&ht_real.name, #name))
 
 #define HT_HOOK_LIBC(ret, name, params, args)
 #define HT_HOOK_CUDA(ret, name, params, args)
