@@ -347,6 +347,15 @@ START_TEST(test_graph)
 	}
 	ht_rep_job_free(&job);
 
+	/* Killed by mpirun's teardown while it worked: what its SIGTERM dump
+	 * shows it doing. */
+	ck_assert(fixture_run(&job, "mpi_abort_torn_down") > 0);
+	ck_assert_msg(strstr(rank_of(&job, 2)->doing, "compute (mpi_loop)") != NULL, "%s",
+		      rank_of(&job, 2)->doing);
+	ck_assert(strstr(job.verdicts[0]->summary, "compute (mpi_loop)") != NULL);
+	ck_assert(strstr(rank_of(&job, 0)->doing, "MPI_Barrier") != NULL);
+	ht_rep_job_free(&job);
+
 	ck_assert(fixture_run(&job, "store_host_killed") > 0);
 	ck_assert_int_eq(job.ended, REP_JOB_KILLED);
 	ck_assert_str_eq(job.ended_signal, "SIGTERM");

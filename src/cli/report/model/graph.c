@@ -158,6 +158,9 @@ static const char *doing_of(struct rep_job *job, const struct rep_proc *p)
 				     ht_rep_phase_name(p->cur_phase));
 	if (p->group != NULL)
 		return ht_rep_printf(&job->a, "in %s", ht_rep_top_frame(p->group));
+	const char *top = ht_rep_dump_top_frame(job, p->last_dump);
+	if (top != NULL)
+		return ht_rep_printf(&job->a, "in %s", top);
 	return ht_rep_printf(&job->a, "in %s", ht_rep_phase_name(p->cur_phase));
 }
 
