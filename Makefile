@@ -19,7 +19,7 @@ WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 # the interposed list, the family table and one folder per API family
 # (doc/architecture.md). The command sees only include/ and src/base;
 # scripts/check-deps.sh checks the direction of every include.
-INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib
+INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib hooks/mpi
 CLI_INC_DIRS := include src/base src/cli src/cli/report
 STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN)
 BASE_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(INC_DIRS))

@@ -54,6 +54,15 @@ bool ht_families_may_signal(pid_t tid)
 	return true;
 }
 
+uint64_t ht_families_progress(void)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (families[i]->progress != NULL)
+			n += families[i]->progress();
+	return n;
+}
+
 void ht_families_fd_closing(int fd)
 {
 	for (size_t i = 0; i < NFAMILIES; i++)

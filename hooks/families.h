@@ -10,6 +10,7 @@
 #define HT_FAMILIES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct ht_jw;
@@ -30,6 +31,10 @@ struct ht_family {
 	/* Asked by a dump before it signals thread tid to unwind it: false
 	 * when the signal would make the application fail. */
 	bool (*may_signal)(pid_t tid);
+	/* A count of the family's operations that completed (MPI calls that
+	 * returned): a look that sees it advance sees the process make
+	 * progress (src/core/blocked.c). Read from the watchdog thread. */
+	uint64_t (*progress)(void);
 	/* The application is about to close or replace fd (close, dup2,
 	 * dup3), or every descriptor in [first, last] (close_range,
 	 * closefrom). */
@@ -52,6 +57,7 @@ void ht_families_fork_child(void);
 void ht_families_dump(void);
 void ht_families_dump_end(struct ht_jw *w);
 bool ht_families_may_signal(pid_t tid);
+uint64_t ht_families_progress(void);
 void ht_families_fd_closing(int fd);
 void ht_families_fd_range_closing(unsigned int first, unsigned int last);
 void *ht_families_dlsym(void *handle, const char *name, void *found);

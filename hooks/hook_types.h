@@ -44,4 +44,13 @@ typedef struct ht_nccl_config ht_nccl_config_t;	/* ncclConfig_t */
 typedef struct ht_nccl_stream *ht_nccl_stream_t;	/* cudaStream_t */
 typedef struct { char internal[128]; } ht_nccl_uid_t;	/* ncclUniqueId */
 
+/* MPI (hooks_mpi.def): handles are pointers in Open MPI (struct
+ * ompi_communicator_t * and the like) and ints in MPICH; passed as a
+ * pointer-sized word they reach the real function unchanged (x86-64 and
+ * aarch64 pass both in one register or stack slot). The wrappers never look
+ * inside them. Status is only ever reached through a pointer. */
+typedef void *ht_mpi_handle_t;		/* MPI_Comm, MPI_Datatype, MPI_Op */
+typedef void *ht_mpi_request_t;		/* MPI_Request */
+typedef void ht_mpi_status_t;		/* MPI_Status */
+
 #endif

@@ -8,7 +8,7 @@
 set -u
 
 pkgs_build="gcc make pkg-config libc6-dev libunwind-dev check libsubunit-dev libjansson-dev"
-pkgs_test="python3 python3-torch python3-mpi4py python3-numpy python3-venv python3-requests openmpi-bin g++ iproute2 iptables procps strace slurm-wlm munge faketime bc util-linux chromium tmux ninja-build"
+pkgs_test="python3 python3-torch python3-mpi4py python3-numpy python3-venv python3-requests openmpi-bin libopenmpi-dev g++ iproute2 iptables procps strace slurm-wlm munge faketime bc util-linux chromium tmux ninja-build"
 pkgs_fuzz="afl++"
 
 status=0

@@ -189,6 +189,7 @@ coll_leave(struct coll *c, const struct coll_args *a, ht_nccl_result_t rc)
 #define HT_NW_COLL_TEARDOWN(...)
 #define HT_HOOK_LIBC(ret, name, params, args)
 #define HT_HOOK_CUDA(ret, name, params, args)
+#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) HT_NCCL_GEN(name, params, args, COLL)
 #define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
 #include "hooks.def"

@@ -55,6 +55,7 @@ struct nccl_fn {
 static const struct nccl_fn fns[] = {
 #define HT_HOOK_LIBC(ret, name, params, args)
 #define HT_HOOK_CUDA(ret, name, params, args)
+#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) { #name, HT_HOOK_ID_##name, (void *)name },
 #define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
 #include "hooks.def"

@@ -18,6 +18,7 @@
 #define HT_NW_OUT_COLL(...)
 #define HT_HOOK_LIBC(ret, name, params, args)
 #define HT_HOOK_CUDA(ret, name, params, args)
+#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) HT_NCCL_GEN(name, params, args, OUT)
 #define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
 #include "hooks.def"

@@ -165,7 +165,10 @@ static bool send_unwind(struct thr *t, uint32_t gen)
  * that blocks our signal is not signalled (it would only queue it): it is
  * looked at again for a few milliseconds, since it may just be passing
  * through a handler (the one that asked for this very dump, say), and is
- * otherwise described from /proc.
+ * otherwise described from /proc. A family may spare a thread (one whose
+ * wait an EINTR would end, hooks/net); a thread waiting in our SIGTERM
+ * handler is signalled anyway: its wait is ours, and its stack past the
+ * handler is the one the report needs.
  */
 static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
 {
@@ -181,7 +184,7 @@ static void signal_and_wait(struct thr *t, size_t n, uint32_t gen)
 		/* At most one signal outstanding per thread: real-time signals
 		 * queue, and a masked thread would get them all at once later. */
 		if (atomic_load(&u->sent) != atomic_load(&u->answered) ||
-		    !ht_families_may_signal(t[i].tid))
+		    (!ht_signal_in_term(t[i].tid) && !ht_families_may_signal(t[i].tid)))
 			continue;
 		if (blocks_dump_signal(t[i].tid)) {
 			t[i].deferred = true;

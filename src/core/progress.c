@@ -14,6 +14,7 @@
 #include "jsonw.h"
 #include "state.h"
 #include "writer.h"
+#include "families.h"
 #include "procfs.h"
 #include "progress.h"
 
@@ -103,4 +104,5 @@ void ht_progress_sample(struct ht_progress *p)
 	p->mono_ns = ht_now();
 	p->cpu_ns = ht_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - ht_lib_cpu_ns();
 	p->io = io.ok ? io.rchar + io.wchar - ht_lib_rchar() - ht_lib_wchar() : 0;
+	p->ops = ht_families_progress();
 }

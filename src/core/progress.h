@@ -23,6 +23,7 @@ struct ht_progress {
 	int64_t mono_ns;
 	int64_t cpu_ns;		/* the process's CPU time less the library's */
 	int64_t io;		/* rchar + wchar less the library's */
+	uint64_t ops;		/* the families' completed operations (MPI calls) */
 };
 
 /* Reads /proc/self/io (the read itself is counted as the library's);

@@ -76,12 +76,14 @@ static void resolve_all(void)
 	}
 #define HT_HOOK_LIBC(ret, name, params, args) ht_real.name = (ret (*) params)resolve(#name);
 #define HT_HOOK_CUDA(ret, name, params, args)
+#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args)
 #define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
 #include "hooks.def"
 #undef HT_HOOK
 #undef HT_HOOK_LIBC
 #undef HT_HOOK_CUDA
+#undef HT_HOOK_MPI
 #undef HT_HOOK_NCCL
 	ht_tls.depth--;
 }

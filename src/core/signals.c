@@ -166,6 +166,30 @@ out:
 	errno = saved;
 }
 
+/* The threads waiting in on_term for their SIGTERM dump (two SIGTERMs
+ * may land on two threads): the watchdog signals them whatever they wait
+ * in, since their wait is the library's own (ht_signal_in_term). */
+#define TERM_SLOTS 4
+static _Atomic pid_t term_tids[TERM_SLOTS];
+
+bool ht_signal_in_term(pid_t tid)
+{
+	for (int i = 0; i < TERM_SLOTS; i++)
+		if (tid != 0 && atomic_load(&term_tids[i]) == tid)
+			return true;
+	return false;
+}
+
+static int term_enter(pid_t tid)
+{
+	for (int i = 0; i < TERM_SLOTS; i++) {
+		pid_t zero = 0;
+		if (atomic_compare_exchange_strong(&term_tids[i], &zero, tid))
+			return i;
+	}
+	return -1;
+}
+
 static void on_term(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -178,9 +202,12 @@ static void on_term(int sig, siginfo_t *si, void *uc)
 		sigemptyset(&dump);
 		sigaddset(&dump, ht_g.dump_signal);
 		ht_tls.in_term++;
+		int slot = term_enter((pid_t)syscall(SYS_gettid));
 		pthread_sigmask(SIG_UNBLOCK, &dump, NULL);
 		bool written = ht_watchdog_term_dump(3 * HT_NS_PER_SEC);
 		pthread_sigmask(SIG_BLOCK, &dump, NULL);
+		if (slot >= 0)
+			atomic_store(&term_tids[slot], 0);
 		ht_tls.in_term--;
 		bool dies = o != NULL && !(o->app.sa_flags & SA_SIGINFO) &&
 			    o->app.sa_handler == SIG_DFL;

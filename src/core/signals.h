@@ -22,5 +22,9 @@ int ht_signal_pick_dump(void);
 /* Sends the unwind request to one thread (rt_tgsigqueueinfo with our tag
  * carrying its slot and the dump's generation). */
 int ht_signal_thread(pid_t tid, uint32_t slot, uint32_t gen);
+/* True while thread tid waits in the library's SIGTERM handler for its
+ * dump: its wait (a nanosleep loop) is the library's, so an unwind signal
+ * that interrupts it harms nothing, whatever the families say. */
+bool ht_signal_in_term(pid_t tid);
 
 #endif

@@ -318,7 +318,11 @@ static void *main_loop(void *arg)
 					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
 					abort();
 				}
-			} else if (r == HT_LOOK_WORKING && call0 == INT64_MAX && found_working()) {
+			} else if (r == HT_LOOK_WORKING &&
+				   (call0 == INT64_MAX || ht_blocked_ops_moved()) && found_working()) {
+				/* A call in flight at a look that saw calls complete
+				 * (an MPI loop is nearly always inside one) is the
+				 * job's work, not its startup. */
 				trailing = true;
 			}
 		}

@@ -4,8 +4,9 @@
 # healthy compute + Allreduce loop for 9 s is never declared stalled, never
 # aborted, output and status unchanged, no error verdict live or after; a
 # rank in MPI_Barrier its peer never reaches (Open MPI spins there: its CPU
-# alone does not tell) is declared stalled at the second look (same stack
-# outside the wait frame) and aborted, the peer that computes is not.
+# alone does not tell) is declared stalled at the second look (the hooked
+# MPI_Barrier in flight past the deadline, hooks/mpi) and aborted, the
+# peer that computes is not.
 # limit: 150
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/fw.inc"
@@ -40,8 +41,8 @@ check "blocked: rank 0 got SIGABRT" \
 check "blocked: within twice the deadline + 6 s (took $ms ms)" test "$ms" -lt $(( (2 * TMO + 6) * 1000 ))
 check "blocked: stderr says rank 0 stalled, then aborting" \
 	sh -c "grep -q 'rank 0 stalled .* in launch' '$T/b.err' && grep -q 'aborting (HANGTRACE_ON_STALL=abort)' '$T/b.err'"
-check "blocked: first look not declared (it spins), the second declares, at mpi_barrier with the same stack" \
-	tq "$D" '(lambda d: d[0][2]["declared"] is False and d[0][2]["wait_point"] == "mpi_barrier" and not d[0][2]["progress"]["idle"] and d[1][2]["declared"] and d[1][2]["blocked"] == "wait_point" and d[1][2]["progress"]["same_stack"])(proc(rank=0).dumps)'
+check "blocked: first look not declared (it spins), the second declares: MPI_Barrier (hooked) in flight past the deadline, the same stack" \
+	tq "$D" '(lambda d: d[0][2]["declared"] is False and d[0][2]["wait_point"] == "mpi_barrier" and not d[0][2]["progress"]["idle"] and d[1][2]["declared"] and d[1][2]["blocked"] == "call" and any(c["name"] == "MPI_Barrier" for c in d[1][0]["calls"]) and d[1][2]["progress"]["same_stack"])(proc(rank=0).dumps)'
 check "blocked: its native frames show MPI_Barrier" \
 	tq "$D" 'any("MPI_Barrier (" in f for f in proc(rank=0).main_frames(2))'
 check "blocked: the peer that computes is not declared" \

@@ -115,6 +115,8 @@ static const struct tcase cases[] = {
 	{ "wrong_port", { { "rendezvous_unreachable", "error", "3" } }, { "straggler", "stalled" }, 1 },
 	{ "mpi_load_before_barrier", { { "straggler", "error", "2" } }, { "stalled" }, 1 },
 	{ "barrier_never_reached", { { "straggler", "error", "1" } }, { "stalled" }, 1 },
+	{ "mpi_raise_after_sleep", { { "rank_exited", "error", "1" } }, { "straggler", "stalled" }, 1 },
+	{ "mpi_abort_torn_down", { { "straggler", "error", "2" } }, { "rank_exited" }, 1 },
 	{ "monitored_barrier", { { "straggler", "error", "1" }, { "rank_exited", "error", "0" } },
 	  { "stalled" }, 1 },
 	{ "helper_exit", { { "stalled", "error", "0-1" } }, { "rank_exited" }, 1 },
@@ -328,6 +330,30 @@ START_TEST(test_graph)
 	ck_assert_int_eq(r2->waits_for[0], 0);
 	ck_assert(strstr(r2->doing, "TCPStore") != NULL);
 	ck_assert_int_eq(job.ended, REP_JOB_RUNNING);
+	ht_rep_job_free(&job);
+
+	/* A rank that stalled at its own sleep and then raised failed on its
+	 * own; the barrier ranks whose last dump did not unwind them are
+	 * where the dumps before saw them. */
+	ck_assert(fixture_run(&job, "mpi_raise_after_sleep") > 0);
+	ck_assert(strstr(job.verdicts[0]->summary, "gave up") == NULL);
+	ck_assert(strstr(job.verdicts[0]->summary, "exited with status 1") != NULL);
+	for (int64_t r = 0; r <= 2; r += 2) {
+		const struct rep_proc *q = rank_of(&job, r);
+		ck_assert_msg(strstr(q->doing, "MPI_Barrier") != NULL, "rank %d: %s", (int)r, q->doing);
+		ck_assert_uint_eq(q->nwaits_for, 1);
+		ck_assert_int_eq(q->waits_for[0], 1);
+		ck_assert_int_eq(q->work, 0);
+	}
+	ht_rep_job_free(&job);
+
+	/* Killed by mpirun's teardown while it worked: what its SIGTERM dump
+	 * shows it doing. */
+	ck_assert(fixture_run(&job, "mpi_abort_torn_down") > 0);
+	ck_assert_msg(strstr(rank_of(&job, 2)->doing, "compute (mpi_loop)") != NULL, "%s",
+		      rank_of(&job, 2)->doing);
+	ck_assert(strstr(job.verdicts[0]->summary, "compute (mpi_loop)") != NULL);
+	ck_assert(strstr(rank_of(&job, 0)->doing, "MPI_Barrier") != NULL);
 	ht_rep_job_free(&job);
 
 	ck_assert(fixture_run(&job, "store_host_killed") > 0);

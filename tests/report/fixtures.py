@@ -1264,6 +1264,79 @@ def mpi_load_before_barrier(d):
 
 
 @case
+def mpi_raise_after_sleep(d):
+    """mpi4py on Open MPI (tests/e2e/jobs.sh "rank 1 raises", kept from a
+    run on a loaded host): rank 1 sleeps in its own code, is declared
+    stalled (no progress, no wait point: its main thread was not unwound,
+    only its Python frames are known) and then raises (status 1); ranks 0
+    and 2 wait in MPI_Barrier and are then killed by mpirun's SIGTERM;
+    rank 2's SIGTERM dump came while its main thread was in the library's
+    handler and did not answer (no native frames). Rank 1 failed on its own (no "gave up
+    waiting"): rank_exited [1] first; ranks 0 and 2 are where their
+    earlier dumps saw them, in MPI_Barrier (not "working")."""
+    for r in range(3):
+        p = cpu_rank(d, r, 3, launcher="openmpi", cmd=("/usr/bin/python3", "mpi_job.py"))
+        p.host_facts(0.01)
+        if r == 1:
+            for n, t in ((1, 60.5), (2, 120.5)):
+                p.dump(t, "timeout", "launch", n, (), SLEEP_PY, cpu=0.05, declared=True,
+                       wchan="hrtimer_nanosleep")
+            p.exit(150.0, status=1)
+        else:
+            for n, t in ((1, 60.5), (2, 120.5)):
+                p.dump(t, "timeout", "launch", n, MPI_BARRIER, MPI_PY, cpu=0.06, state="R",
+                       declared=True)
+            if r == 0:	# its SIGTERM landed on another thread
+                p.dump(150.1, "sigterm", "launch", 0, MPI_BARRIER, MPI_PY, cpu=0.08, state="R")
+            else:
+                p.dump(150.1, "sigterm", "launch", 0, (), MPI_PY, cpu=0.08,
+                       wchan="hrtimer_nanosleep")
+            p.exit(150.2, signal="SIGTERM", after_dump=True)
+        p.write(d)
+
+
+LATE_WORK = ["compute (mpi_loop+0x1b2c)", "late_work (mpi_loop+0x1c40)",
+             "main (mpi_loop+0x1f0a)", "__libc_start_main (libc.so.6+0x27304)"]
+C_BARRIER = ["__sched_yield (libc.so.6+0xee017)",
+             "ompi_request_default_wait (libmpi.so.40+0x51dc2)",
+             "ompi_coll_base_barrier_intra_recursivedoubling (libmpi.so.40+0xbb8a2)",
+             "MPI_Barrier (libmpi.so.40+0x6b567)", "main (mpi_loop+0x1f2e)",
+             "__libc_start_main (libc.so.6+0x27304)"]
+
+
+@case
+def mpi_abort_torn_down(d):
+    """A C-only MPI job (tests/frameworks/mpi_c.sh, --on-stall abort):
+    rank 2 computes in its own code (late_work) while ranks 0-1 wait in
+    MPI_Barrier. Rank 1 is declared stalled at its first look (idle at the
+    barrier) and aborted by the library; mpirun then kills ranks 0 and 2
+    with SIGTERM, each dumped on it (rank 0 still in MPI_Barrier, rank 2
+    still working). Their deaths follow from the teardown: straggler [2]
+    first, no rank_exited."""
+    for r in range(3):
+        p = cpu_rank(d, r, 3, launcher="openmpi", cmd=("./mpi_loop", "late", "8", "2"),
+                     exe="/work/mpi_loop")
+        p.host_facts(0.01)
+        if r == 1:
+            p.dump(60.5, "timeout", "launch", 1, C_BARRIER, cpu=0.3, state="R",
+                   calls=("MPI_Barrier",), declared=True)
+            p.line(60.7, "signal", signal="SIGABRT", chained="handler")
+        elif r == 0:
+            p.dump(60.5, "timeout", "launch", 1, C_BARRIER, cpu=0.3, state="R",
+                   calls=("MPI_Barrier",), declared=False)
+            p.dump(61.7, "sigterm", "launch", 0, C_BARRIER, cpu=0.4, state="R",
+                   calls=("MPI_Barrier",))
+            p.exit(61.71, signal="SIGTERM", after_dump=True)
+        else:
+            p.dump(60.5, "timeout", "launch", 1, LATE_WORK, cpu=40.0, state="R",
+                   declared=False)
+            p.phase(60.51, "steady", "begin", via="progress")
+            p.dump(61.7, "sigterm", "steady", 0, LATE_WORK, cpu=41.0, state="R")
+            p.exit(61.71, signal="SIGTERM", after_dump=True)
+        p.write(d)
+
+
+@case
 def barrier_never_reached(d):
     """Rank 1 never calls dist.barrier(): it sleeps; ranks 0, 2, 3 wait in
     the gloo barrier. Rank 1 is the straggler."""

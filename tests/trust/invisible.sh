@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Invisible (issue 7): under the library, with rank variables set and
-# unset, common programs behave byte for byte as without it: stdout,
+# unset, common programs behave byte for byte as without it (a dlsym
+# probe for MPI included: the library exports MPI wrappers): stdout,
 # stderr and exit status. With rank variables they are traced (a file),
 # without they are not.
 # limit: 120
@@ -48,6 +49,10 @@ for rv in no yes; do
 	same "ssh -V" $rv ssh -V
 	same "static binary" $rv "$B/tests/trust/static_hello"
 	same "python fork, subprocess, posix_spawn" $rv /usr/bin/python3 forks.py
+	# The library exports MPI wrappers (hooks/mpi): a probe for MPI in a
+	# process without an MPI library must still find none.
+	same "a dlsym probe for MPI_Init, PMPI_Init, MPI_Allreduce" $rv /usr/bin/python3 -c \
+		'import ctypes; l = ctypes.CDLL(None); print([hasattr(l, n) for n in ("MPI_Init", "PMPI_Init", "MPI_Allreduce")])'
 	if [ -n "$py312" ]; then
 		same "python3.12 -W error fork" $rv "$py312" -W error::DeprecationWarning fork312.py
 	else

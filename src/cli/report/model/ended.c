@@ -26,6 +26,57 @@ static double signalled_at(const struct rep_proc *p)
 	return ht_rep_end_time(p);
 }
 
+/* p ended badly by itself (an error status, a fatal signal, an abort that
+ * chained a fatal signal): the kind of end after which mpirun, srun or
+ * torchrun kill the job's other ranks. Its end time in *at. */
+static bool failed_end(const struct rep_proc *p, double *at)
+{
+	if (p->end == REP_EXITED && p->exit_status != 0) {
+		*at = ht_rep_end_time(p);
+		return true;
+	}
+	if (p->end == REP_SIGNALED && !kill_signal(p->exit_signal)) {
+		*at = ht_rep_end_time(p);
+		return true;
+	}
+	if (p->signal != NULL && !kill_signal(p->signal)) {
+		*at = p->last_ts;	/* the chained signal is its last line */
+		return true;
+	}
+	return false;
+}
+
+/* A launcher tearing the job down: a rank that died of SIGTERM after its
+ * own SIGTERM dump, within 5 s after another rank ended badly (mpirun
+ * kills every rank when one aborts or exits non-zero: tests/frameworks/
+ * mpi_c.sh, where the library aborts a rank declared stalled), was killed
+ * because of that end: judged as it was when it got the signal (its dump
+ * says where), not blamed for its own end. */
+static void torn_down(struct rep_job *job)
+{
+	double first = INFINITY;
+	for (size_t i = 0; i < job->mains.n; i++) {
+		double at;
+		if (failed_end(job->mains.v[i], &at) && at < first)
+			first = at;
+	}
+	if (isinf(first))
+		return;
+	for (size_t i = 0; i < job->mains.n; i++) {
+		struct rep_proc *p = job->mains.v[i];
+		if (p->end != REP_SIGNALED || p->exit_signal == NULL ||
+		    strcmp(p->exit_signal, "SIGTERM") != 0 || !p->exit_after_dump)
+			continue;
+		double t = signalled_at(p);
+		if (t >= first && t < first + 5.0) {
+			p->killed = true;
+			p->stalled = p->open_stall;
+			p->waiting = p->stalled;
+			p->gave_up = false;
+		}
+	}
+}
+
 /* job.ended (SPEC section 8): running while a main runs; completed when
  * every main ended with status 0; killed when every main still alive at
  * the first kill ended within a second of it, most of them by a kill
@@ -42,6 +93,7 @@ void ht_rep_job_ended(struct rep_job *job)
 	double first_kill = INFINITY;
 	const char *sig = NULL;
 	size_t n = 0;
+	torn_down(job);
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			struct rep_proc *p = lists[l]->v[i];

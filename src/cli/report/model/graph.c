@@ -158,6 +158,9 @@ static const char *doing_of(struct rep_job *job, const struct rep_proc *p)
 				     ht_rep_phase_name(p->cur_phase));
 	if (p->group != NULL)
 		return ht_rep_printf(&job->a, "in %s", ht_rep_top_frame(p->group));
+	const char *top = ht_rep_dump_top_frame(job, p->last_dump);
+	if (top != NULL)
+		return ht_rep_printf(&job->a, "in %s", top);
 	return ht_rep_printf(&job->a, "in %s", ht_rep_phase_name(p->cur_phase));
 }
 
@@ -346,15 +349,25 @@ void ht_rep_graph(struct rep_job *job)
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		/* Also a rank dumped but not declared stalled (it works past
-		 * the deadline): what it does, should others wait for it. */
+		 * the deadline, or worked until it was killed): what it does,
+		 * should others wait for it. */
 		bool dumped = p->last_dump != NULL && p->last_dump->epoch == p->epoch &&
-			      p->end == REP_RUNNING;
+			      (p->end == REP_RUNNING || p->killed);
 		if (!waits(p) && !p->stalled && !dumped)
 			continue;
 		p->sig = stack_sig(&cache, p->last_dump);
 		p->doing = doing_of(job, p);
 		cls[i] = classify(p);
 		p->at_wait = cls[i] == W_STORE || cls[i] == W_PEERS;
+		/* Stalled, then ended by itself: it gave up waiting only if it
+		 * waited (a wait of the table, a call in flight, an open phase
+		 * of waiting). Stalled at its own work (a sleep, a loop: no wait)
+		 * and then failed, it is a failure of its own, and the ranks at
+		 * the barrier wait for it (tests/e2e/jobs.sh, mpi4py rank 1
+		 * raises after a sleep). */
+		if (p->gave_up && cls[i] == W_NONE && !(p->sig != NULL && ht_sig_kind_is_wait(p->sig->kind)) &&
+		    (p->last_dump == NULL || p->last_dump->call == NULL))
+			p->gave_up = false;
 	}
 	for (size_t i = 0; i < job->unranked.n; i++) {
 		struct rep_proc *p = job->unranked.v[i];

@@ -150,6 +150,7 @@ struct rep_dump {
 	const char **frames, **py;
 	uint32_t nframes, npy;
 	uint32_t unanswered;
+	int64_t frames_of;		/* native frames taken from dump no (read/dumps.c), 0 */
 	const char *py_status;
 	/* From its dump_end (doc/trace-format.md): "cut" (the dump is not
 	 * whole) and "declared": false (a look that found no stall). */

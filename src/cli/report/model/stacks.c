@@ -158,6 +158,21 @@ const char *ht_rep_top_frame(const struct rep_group *g)
 	return g->nframes > 0 ? g->frames[0] : "(no frames)";
 }
 
+const char *ht_rep_dump_top_frame(struct rep_job *job, const struct rep_dump *d)
+{
+	if (d == NULL)
+		return NULL;
+	if (d->npy > 0)
+		return d->py[0];
+	for (uint32_t i = 0; i < d->nframes; i++) {
+		const char *f = d->frames[i];
+		if (!is_ours(f) && !is_libc(f) && !module_is(f, "ld-linux") &&
+		    !module_is(f, "linux-vdso") && strncmp(f, "__restore_rt", 12) != 0)
+			return clean_frame(&job->a, f);
+	}
+	return NULL;
+}
+
 /* ---- interning and grouping ------------------------------------------------------ */
 
 struct table {

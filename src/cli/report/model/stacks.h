@@ -24,5 +24,8 @@ size_t ht_rep_clean_frames(struct rep_job *job, const char *const *native, size_
 /* The most telling frame of a group: the innermost Python frame, else the
  * innermost frame outside libc. */
 const char *ht_rep_top_frame(const struct rep_group *g);
+/* The same for one dump's main thread (a rank in no group: working, or
+ * killed while working), cleaned; NULL when it has no frame to show. */
+const char *ht_rep_dump_top_frame(struct rep_job *job, const struct rep_dump *d);
 
 #endif

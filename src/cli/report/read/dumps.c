@@ -255,6 +255,68 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 	json_decref(whole);
 }
 
+/* The main thread's native frames were taken (it answered the dump). */
+static bool unwound(const struct rep_dump *d)
+{
+	return d->have_main && d->answered && d->nframes > 0;
+}
+
+static bool same_python(const struct rep_dump *a, const struct rep_dump *b)
+{
+	if (a->npy == 0 || a->npy != b->npy)
+		return false;
+	for (uint32_t k = 0; k < a->npy; k++)
+		if (strcmp(a->py[k], b->py[k]) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * A main thread that did not answer a dump (a family spared it from the
+ * signal, or it did not answer in time on a loaded host) has its Python
+ * frames and no native ones. When its Python frames are those of another
+ * dump of the episode that did unwind it, it was where that dump saw it
+ * (a spinning MPI_Barrier under one Python line): it takes those native
+ * frames, so that neither its place nor "working: its stack changed" rests
+ * on frames that were never taken. Otherwise it keeps what it has.
+ */
+static void fill_unanswered(struct rep_rctx *c, struct rep_proc *p, size_t first, size_t last)
+{
+	struct rep_dump *f = &p->dumps[first], *l = &p->dumps[last];
+	bool fu = f->have_main && !unwound(f), lu = l->have_main && !unwound(l);
+	if (first == last || (!fu && !lu))
+		return;
+	for (size_t i = first + 1; i < last; i++) {
+		struct rep_dump *d = &p->dumps[i];
+		if (d->epoch == p->epoch && rep_has_loc(&d->main_loc)) {
+			size_t mark = ht_rep__scratch_mark();
+			parse_main(c, p, d);
+			ht_rep__scratch_release(mark);
+		}
+	}
+	struct rep_dump *want[2] = { fu ? f : NULL, lu ? l : NULL };
+	for (int w = 0; w < 2; w++) {
+		struct rep_dump *u = want[w];
+		if (u == NULL)
+			continue;
+		/* The nearest unwound dump of the episode, first looking back. */
+		size_t at = (size_t)(u - p->dumps);
+		struct rep_dump *src = NULL;
+		for (size_t i = at; i-- > first && src == NULL;)
+			if (p->dumps[i].epoch == p->epoch && unwound(&p->dumps[i]))
+				src = &p->dumps[i];
+		for (size_t i = at + 1; i <= last && src == NULL; i++)
+			if (p->dumps[i].epoch == p->epoch && unwound(&p->dumps[i]))
+				src = &p->dumps[i];
+		if (src != NULL && same_python(u, src)) {
+			u->frames = src->frames;
+			u->nframes = src->nframes;
+			u->stack_hash = src->stack_hash;
+			u->frames_of = src->no;
+		}
+	}
+}
+
 void ht_rep__proc_end(struct rep_rctx *c)
 {
 	struct rep_proc *p = c->p;
@@ -288,6 +350,8 @@ void ht_rep__proc_end(struct rep_rctx *c)
 			parse_end(c, p, d, last);
 		ht_rep__scratch_release(mark);
 	}
+	if (first < p->ndumps)
+		fill_unanswered(c, p, first, p->ndumps - 1);
 	c->p = NULL;
 	c->open_dump = -1;
 }
