@@ -22,6 +22,7 @@ static struct ht_progress look_now;	/* taken as the dump began: its own reads co
 static enum ht_look_result result;
 static bool ops_moved;		/* of the latest look */
 static const struct ht_sig *last_activity;	/* of the latest look */
+static bool last_py_cut;			/* its Python frames were cut short */
 /* The Python looks since the last dump look. */
 static uint64_t py_first;
 static bool py_seen, py_changed, py_none;
@@ -159,6 +160,8 @@ enum ht_look_result ht_blocked_end_fields(struct ht_jw *w)
 	ht_jw_str(w, "wait_point", look.sig != NULL ? look.sig->id : NULL);
 	if (look.activity != NULL)
 		ht_jw_str(w, "activity", look.activity->id);
+	if (look.py_cut)
+		ht_jw_bool(w, "python_cut", true);
 	ht_jw_obj_begin(w, "progress");
 	if (have_prev) {
 		ht_jw_secs(w, "window", win);
@@ -178,6 +181,7 @@ enum ht_look_result ht_blocked_end_fields(struct ht_jw *w)
 	have_prev = true;
 	prev_look = look;
 	last_activity = look.activity;
+	last_py_cut = look.py_cut;
 	py_reset();
 	if (look.py_hash != 0) {
 		py_first = look.py_hash;
@@ -194,4 +198,9 @@ bool ht_blocked_ops_moved(void)
 const struct ht_sig *ht_blocked_activity(void)
 {
 	return last_activity;
+}
+
+bool ht_blocked_python_cut(void)
+{
+	return last_py_cut;
 }

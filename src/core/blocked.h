@@ -60,6 +60,9 @@ int64_t ht_blocked_tick(int64_t T);
 /* The activity of the signature table the latest look found on the main
  * thread (a checkpoint load, a download, a build, an import), or NULL. */
 const struct ht_sig *ht_blocked_activity(void);
+/* The latest look's Python frames of the main thread ended short of its
+ * entry (read as they changed): what it was doing is unknown. */
+bool ht_blocked_python_cut(void);
 /* The latest look saw a family's operations complete (MPI calls returned)
  * in its window. */
 bool ht_blocked_ops_moved(void);

@@ -33,6 +33,7 @@ static uint64_t py_wait_h;		/* the Python wait frame's, without its line */
 static int npython;
 static int py_match = -1;		/* depth of the Python wait frame, -1 none */
 static uint64_t py_h;
+static bool py_entry;			/* the outermost Python frame so far is an entry */
 static bool seen;
 
 static uint64_t fnv(const char *s)
@@ -59,6 +60,7 @@ void ht_wp_begin(void)
 	py_h = 0;
 	npython = 0;
 	py_match = -1;
+	py_entry = false;
 	seen = false;
 }
 
@@ -106,6 +108,8 @@ void ht_wp_python(int depth, const char *frame)
 	seen = true;
 	uint64_t fh = fnv(frame);
 	py_h = (py_h ^ fh) * 0x100000001b3ULL + (uint64_t)depth;
+	py_entry = strncmp(frame, "<module> (", 10) == 0 ||
+		   strncmp(frame, "_run_module_as_main (", 21) == 0;
 	if (depth < MAX_PYTHON) {
 		py_fh[depth] = fh;
 		if (depth + 1 > npython)
@@ -129,6 +133,7 @@ void ht_wp_end(struct ht_look *out)
 	out->activity = activity;
 	out->hash = h;
 	out->py_hash = py_final();
+	out->py_cut = npython > 0 && !py_entry;
 }
 
 bool ht_wp_python_look(uint64_t *py_hash, const struct ht_sig **sig)

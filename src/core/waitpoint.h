@@ -20,6 +20,11 @@ struct ht_look {
 	const struct ht_sig *activity;	/* the first activity entry matched, or NULL */
 	uint64_t hash;		/* of the frames at and outside the wait frame */
 	uint64_t py_hash;	/* of the Python frames alone (0: none) */
+	/* The Python frames end short of the thread's entry (the main
+	 * script's <module>, runpy's _run_module_as_main): a chain read while
+	 * it changed (a generator that had just yielded), what it is doing
+	 * unknown. */
+	bool py_cut;
 };
 
 /* Around the main thread's frames in a dump. */

@@ -185,6 +185,10 @@ static bool found_working(void)
 	 * initialize, is not steady (tests/e2e/jobs.sh). */
 	if (ht_blocked_activity() != NULL)
 		return false;
+	/* Nor when the main thread's Python frames were cut short (read as a
+	 * generator yielded): the activity may be in the frames not seen. */
+	if (ht_blocked_python_cut())
+		return false;
 	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) &&
 	    ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_STEADY, HT_BEGIN)) {
 		steady_by_progress = true;
@@ -261,6 +265,17 @@ static void *main_loop(void *arg)
 	bool declared = false;
 	int presampled = -1;	/* the look (ep_dumps) whose window was sampled */
 	bool trailing = false;	/* found working: the episode's 2x and 4x dumps still come */
+	/* An episode whose 4x look found the process still at an activity of
+	 * the table (an import, a checkpoint load, a build: starting up, not
+	 * steady, not blocked) looks again: its schedule starts over from
+	 * that look (shift), so that a wait that follows the activity (a JAX
+	 * process importing for longer than 4x the deadline, then waiting in
+	 * initialize) is still looked at and declared: three more looks
+	 * after any that found an activity. The looks go on numbering
+	 * (rearms). */
+	int64_t shift = 0;
+	int rearms = 0;
+	bool saw_activity = false;	/* a look of these three found one */
 	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
 		int64_t T = ht_g.opt.timeout_ns;
@@ -283,14 +298,21 @@ static void *main_loop(void *arg)
 			ep_dumps = 0;
 			presampled = -1;
 			declared = trailing = false;
+			shift = 0;
+			rearms = 0;
+			saw_activity = false;
 			ht_blocked_reset();
 		} else if (oldest == INT64_MAX) {
 			ep_start = 0;
 			ep_dumps = 0;
+			shift = 0;
+			rearms = 0;
+			saw_activity = false;
 		}
+		int64_t sched = oldest == INT64_MAX ? oldest : oldest + shift;
 		/* In the window before each look: a progress sample before the
 		 * first, cheap Python looks before every one. */
-		if (ep_start != 0 && ep_dumps < 3 && now - oldest >= (T << ep_dumps) - W) {
+		if (ep_start != 0 && ep_dumps < 3 && now - sched >= (T << ep_dumps) - W) {
 			if (presampled != ep_dumps) {
 				ht_blocked_presample();
 				presampled = ep_dumps;
@@ -298,8 +320,8 @@ static void *main_loop(void *arg)
 				ht_blocked_between();
 			}
 		}
-		if (ep_start != 0 && now - oldest >= T && ep_dumps < 3 &&
-		    now - oldest >= T << ep_dumps && dump_begin()) {
+		if (ep_start != 0 && now - sched >= T && ep_dumps < 3 &&
+		    now - sched >= T << ep_dumps && dump_begin()) {
 			if (presampled != ep_dumps) {
 				ht_blocked_presample();
 				presampled = ep_dumps;
@@ -307,10 +329,13 @@ static void *main_loop(void *arg)
 			ep_dumps++;
 			ht_blocked_look_begin(call0 != INT64_MAX && now - call0 >= T);
 			atomic_store(&stall_dumped, true);	/* exit's after_dump: after a timeout dump */
-			ht_dump(HT_DUMP_TIMEOUT, ep_dumps, now - oldest);
+			ht_dump(HT_DUMP_TIMEOUT, ep_dumps + 3 * rearms, now - oldest);
 			dump_end();
 			enum ht_look_result r = ht_blocked_result();
-			if (r == HT_LOOK_BLOCKED && !declared) {
+			/* A look after one that found the process working is
+			 * evidence only: steady (SPEC section 6) is no startup
+			 * stall. */
+			if (r == HT_LOOK_BLOCKED && !declared && !trailing) {
 				declared = true;
 				say_stall(ht_now() - oldest);
 				ht_brief_on_stall(serve_requests);	/* the verdicts in the job's log */
@@ -325,11 +350,24 @@ static void *main_loop(void *arg)
 				 * job's work, not its startup. */
 				trailing = true;
 			}
+			saw_activity |= ht_blocked_activity() != NULL || ht_blocked_python_cut();
+			/* Three more looks after any that found an activity: the
+			 * wait that follows one is seen even when the look after
+			 * its end still counts its last work. */
+			if (ep_dumps == 3 && !declared && !trailing && r != HT_LOOK_BLOCKED &&
+			    saw_activity) {
+				shift = now - oldest;
+				rearms++;
+				saw_activity = false;
+				ep_dumps = 0;
+				presampled = -1;
+				ht_blocked_reset();
+			}
 		}
 
 		int64_t next;
 		now = ht_now();
-		int64_t look_at = ep_start + (T << (ep_dumps < 3 ? ep_dumps : 2));
+		int64_t look_at = ep_start + shift + (T << (ep_dumps < 3 ? ep_dumps : 2));
 		if (ep_start != 0 && ep_dumps < 3 && presampled != ep_dumps)
 			next = look_at - W;
 		else if (ep_start != 0 && ep_dumps < 3)
