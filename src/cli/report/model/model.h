@@ -42,6 +42,7 @@ struct rep_file {
 	const char *mem;	/* the buffer (tests, fuzzing), else NULL */
 	size_t memlen;
 	uint64_t dev, ino;	/* the file on disk, to read it once */
+	bool known;		/* dev and ino are known (looked up, or when read) */
 	bool dup;		/* the same file as an earlier one: skipped */
 };
 
