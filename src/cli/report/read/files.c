@@ -18,6 +18,7 @@
 #include "reader.h"
 
 #define MAX_DEPTH 8
+#define MAX_DIRFDS 64	/* folders kept open to open their files in (openat) */
 
 /* ---- finding files ---------------------------------------------------------------- */
 
@@ -40,6 +41,8 @@ static void add_file_own(struct rep_job *job, char *path, char *name, const char
 	f->dev = st != NULL ? (uint64_t)st->st_dev : 0;
 	f->ino = st != NULL ? (uint64_t)st->st_ino : 0;
 	f->known = st != NULL;
+	f->dir = -1;
+	f->base = NULL;
 	f->dup = false;
 }
 
@@ -172,6 +175,10 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 		if (sts != NULL && oks != NULL)
 			look_all(dirfd(d), names, types, n, sts, oks, (int)cpus);
 	}
+	/* The files are opened in the folder (one step of path each, not
+	 * the whole path again) while a few folders are kept open. */
+	int dix = -1;
+	size_t dlen = strlen(dir);
 	for (size_t i = 0; i < n; i++) {
 		char *path = join(dir, "/", names[i]);
 		char *name = join(rel, rel[0] != '\0' ? "/" : "", names[i]);
@@ -208,6 +215,18 @@ static int add_dir(struct rep_job *job, const char *dir, const char *rel, int de
 			add_file_own(job, path, name, NULL, 0, typed ? NULL : &st);
 			path = name = NULL;
 			added++;
+			if (dix < 0 && job->ndirfds < MAX_DIRFDS) {
+				if (job->dirfds == NULL)
+					job->dirfds = malloc(MAX_DIRFDS * sizeof(*job->dirfds));
+				int fd = job->dirfds != NULL ? fcntl(dirfd(d), F_DUPFD_CLOEXEC, 0) : -1;
+				if (fd >= 0) {
+					dix = (int)job->ndirfds;
+					job->dirfds[job->ndirfds++] = fd;
+				}
+			}
+			struct rep_file *f = &job->files[job->nfiles - 1];
+			f->dir = dix;
+			f->base = dix >= 0 ? f->path + dlen + 1 : NULL;
 		}
 		free(path);
 		free(name);
@@ -236,3 +255,13 @@ int ht_rep_add_path(struct rep_job *job, const char *path)
 	return 1;
 }
 
+void ht_rep_close_dirs(struct rep_job *job)
+{
+	for (size_t i = 0; i < job->ndirfds; i++)
+		close(job->dirfds[i]);
+	free(job->dirfds);
+	job->dirfds = NULL;
+	job->ndirfds = 0;
+	for (size_t i = 0; i < job->nfiles; i++)
+		job->files[i].dir = -1;
+}

@@ -39,6 +39,7 @@ void ht_rep_job_init(struct rep_job *job)
 
 void ht_rep_read_free(struct rep_job *job)
 {
+	ht_rep_close_dirs(job);
 	for (size_t i = 0; i < job->nfiles; i++) {
 		free(job->files[i].path);
 		free(job->files[i].name);
@@ -394,7 +395,8 @@ static void read_file(struct rep_rctx *c, uint32_t idx)
 	}
 	/* read(2) into the thread's buffer: cheaper than mapping thousands of
 	 * small files (each munmap in a threaded process costs a TLB shootdown). */
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	int fd = f->dir >= 0 ? openat(c->job->dirfds[f->dir], f->base, O_RDONLY | O_CLOEXEC)
+			     : open(f->path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
@@ -751,6 +753,7 @@ size_t ht_rep_read(struct rep_job *job)
 		}
 		read_all(job, w, n);
 	}
+	ht_rep_close_dirs(job);
 
 	struct rep_unknown unk[64];
 	size_t nunk = 0;
