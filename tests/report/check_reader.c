@@ -281,6 +281,48 @@ START_TEST(test_files_on_disk)
 }
 END_TEST
 
+/* A folder given twice: the listing looks no file up (read/files.c), so
+ * the second names are found to be the same files only once read; the
+ * job is read again without them: one record each, and a file's own
+ * warnings (its bad line, its unknown event) once, not twice. */
+START_TEST(test_folder_twice)
+{
+	char dir[] = "/tmp/ht-report-XXXXXX", path[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int pid = 42; pid <= 43; pid++) {
+		snprintf(path, sizeof(path), "%s/n1.%d.jsonl", dir, pid);
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fprintf(f, "{\"t\":\"header\",\"ts\":1.0,\"mono\":1.0,\"format\":\"hangtrace/1\","
+			"\"host\":\"n1\",\"pid\":%d,\"rank\":%d,\"world_size\":2,"
+			"\"launcher\":\"env\"}\nnot json\n{\"t\":\"gpu_temperature\",\"ts\":2.0,"
+			"\"mono\":2.0,\"tid\":%d}\n", pid, pid - 42, pid);
+		fclose(f);
+	}
+	struct rep_job job;
+	ht_rep_job_init(&job);
+	ck_assert_int_eq(ht_rep_add_path(&job, dir), 2);
+	ck_assert_int_eq(ht_rep_add_path(&job, dir), 2);
+	ck_assert_uint_eq(ht_rep_read(&job), 2);
+	size_t same = 0, bad = 0, unknown = 0;
+	for (size_t i = 0; i < job.nwarns; i++) {
+		same += strstr(job.warns[i].msg, "the same file as") != NULL;
+		bad += strstr(job.warns[i].msg, "not JSON") != NULL;
+		unknown += strstr(job.warns[i].msg, "gpu_temperature' ignored (2 lines") != NULL;
+	}
+	ck_assert_uint_eq(same, 2);
+	ck_assert_uint_eq(bad, 2);	/* one per file */
+	ck_assert_uint_eq(unknown, 1);	/* two lines in all, not four */
+	ck_assert(has_warning(&job, "n1.43.jsonl", 0, "the same file as n1.43.jsonl"));
+	ht_rep_job_free(&job);
+	for (int pid = 42; pid <= 43; pid++) {
+		snprintf(path, sizeof(path), "%s/n1.%d.jsonl", dir, pid);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+END_TEST
+
 /* Lines whose text after the tid repeats, rank after rank: read from the
  * repeated part parsed once (read/lines.c), each line's own head (times,
  * tid) still its own; a repeated line that does not parse is a warning
@@ -342,6 +384,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_evidence_text);
 	tcase_add_test(t, test_implausible_sizes);
 	tcase_add_test(t, test_files_on_disk);
+	tcase_add_test(t, test_folder_twice);
 	tcase_add_test(t, test_repeated_tails);
 	suite_add_tcase(s, t);
 	return s;

@@ -42,6 +42,9 @@ struct rep_file {
 	const char *mem;	/* the buffer (tests, fuzzing), else NULL */
 	size_t memlen;
 	uint64_t dev, ino;	/* the file on disk, to read it once */
+	bool known;		/* dev and ino are known (looked up, or when read) */
+	int dir;		/* its folder's index in the job's dirfds, or -1 */
+	const char *base;	/* then its name in that folder (in path) */
 	bool dup;		/* the same file as an earlier one: skipped */
 };
 
@@ -343,6 +346,8 @@ struct rep_job {
 	struct rep_arena a;
 	struct rep_file *files;
 	size_t nfiles, cap_files;
+	int *dirfds;			/* open folders the files are opened in */
+	size_t ndirfds;
 	struct rep_vec procs;		/* every process record, in file order */
 	struct rep_warning *warns;
 	size_t nwarns, cap_warns;

@@ -173,6 +173,44 @@ static void take_tail(struct rep_dump *d, const struct rep_tail *x)
 	d->syscall = x->syscall;
 }
 
+/* The head of a thread line (n bytes) into buf, without its times: the
+ * library writes {"t":"thread","ts":A,"mono":B,"dump":... and the stage
+ * reads neither A nor B (a dump's time is its stall line's). They are
+ * left out only when both are plain numbers' characters; else the head
+ * is copied whole. Returns the length in buf. */
+static size_t skip_times(const char *s, size_t n, char *buf)
+{
+	static const char pre[] = "{\"t\":\"thread\",\"ts\":", mono[] = ",\"mono\":";
+	size_t k = sizeof(pre) - 1, m = 0;
+	if (n > k && memcmp(s, pre, k) == 0) {
+		const char *e = s + k, *end = s + n;
+		for (int field = 0; field < 2 && e < end; field++) {
+			const char *v = e;
+			while (e < end && ((*e >= '0' && *e <= '9') || *e == '.' || *e == '-' ||
+					   *e == '+' || *e == 'e' || *e == 'E'))
+				e++;
+			if (e == v)
+				break;
+			if (field == 0) {
+				if ((size_t)(end - e) < sizeof(mono) - 1 ||
+				    memcmp(e, mono, sizeof(mono) - 1) != 0)
+					break;
+				e += sizeof(mono) - 1;
+			} else if (e < end && *e == ',') {
+				m = (size_t)(e - s);	/* the comma of the member after mono */
+			}
+		}
+	}
+	if (m == 0) {
+		memcpy(buf, s, n);
+		return n;
+	}
+	static const char t[] = "{\"t\":\"thread\"";
+	memcpy(buf, t, sizeof(t) - 1);
+	memcpy(buf + sizeof(t) - 1, s + m, n - m);
+	return sizeof(t) - 1 + n - m;
+}
+
 static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d)
 {
 	const struct rep_loc *l = &d->main_loc;
@@ -182,8 +220,7 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 	const char *cut = memmem(s, l->len, ",\"frames\":[", 11);
 	if (cut != NULL && (size_t)(cut - s) < MAX_HEAD) {
 		char head[MAX_HEAD + 2];
-		size_t hn = (size_t)(cut - s);
-		memcpy(head, s, hn);
+		size_t hn = skip_times(s, (size_t)(cut - s), head);
 		head[hn] = '}';
 		json_t *o = json_loadb(head, hn + 1, 0, NULL);
 		if (json_is_object(o)) {

@@ -144,14 +144,16 @@ static json_t *parse_tail(const char *s, size_t n)
 }
 
 /* The head {"t":"<type>","ts":A,"mono":B,"tid":C (up to the comma after
- * C, which the tail's key follows) as the array ["<type>",A,B,C] in buf:
- * jansson parses the four values without building an object, and the
- * array parses exactly when the head is the object of those four members
- * (the text between the keys is each value's, whole: a quote cannot occur
- * unescaped inside a string, a key inside a nested value leaves a value
- * that does not parse). Returns the array's length, 0 when the line does
- * not start so. */
-static size_t head_array(const char *s, size_t n, char *buf, size_t *cut)
+ * C, which the tail's key follows) as the array [A,B,C] in buf and the
+ * type in type: jansson parses the three numbers without building an
+ * object, and the array parses exactly when the head is the object of
+ * those four members (the text between the keys is each value's, whole:
+ * a quote cannot occur unescaped inside a string, a key inside a nested
+ * value leaves a value that does not parse). The type is taken as it is
+ * only when it is printable ASCII without a backslash, a string as JSON
+ * reads it (any other is jansson's, the whole line parsed). Returns the
+ * array's length, 0 when the line does not start so. */
+static size_t head_array(const char *s, size_t n, char *buf, size_t *cut, char type[32])
 {
 	static const char t[] = "{\"t\":\"", ts[] = "\",\"ts\":", mono[] = ",\"mono\":",
 			  tid[] = ",\"tid\":";
@@ -174,12 +176,18 @@ static size_t head_array(const char *s, size_t n, char *buf, size_t *cut)
 		e++;
 	if (e == c || e + 1 >= s + n || e[0] != ',' || e[1] != '"')
 		return 0;
-	/* ["<type>", A, B, C]: the type with its quotes */
+	const char *ty = s + sizeof(t) - 1;
+	size_t tn = (size_t)(q - ty);
+	if (tn >= 32)
+		return 0;
+	for (size_t i = 0; i < tn; i++)
+		if (ty[i] < 0x20 || ty[i] > 0x7e || ty[i] == '\\')
+			return 0;
+	memcpy(type, ty, tn);
+	type[tn] = '\0';
+	/* [A, B, C] */
 	size_t k = 0;
 	buf[k++] = '[';
-	memcpy(buf + k, s + sizeof(t) - 2, (size_t)(q + 1 - (s + sizeof(t) - 2)));
-	k += (size_t)(q + 1 - (s + sizeof(t) - 2));
-	buf[k++] = ',';
 	memcpy(buf + k, a, (size_t)(m - a));
 	k += (size_t)(m - a);
 	buf[k++] = ',';
@@ -198,7 +206,7 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 {
 	struct rep_lcache *t = &c->lines;
 	char buf[MAX_HEAD + 2];
-	size_t cut = 0, bn = head_array(s, n, buf, &cut);
+	size_t cut = 0, bn = head_array(s, n, buf, &cut, hd->type);
 	*head = NULL;
 	if (bn == 0)
 		return NULL;
@@ -231,15 +239,14 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 	if (x->o == NULL)
 		return NULL;
 	json_t *o = json_loadb(buf, bn, 0, NULL);
-	if (!json_is_array(o) || json_array_size(o) != 4 ||
-	    !json_is_string(json_array_get(o, 0))) {
+	if (!json_is_array(o) || json_array_size(o) != 3) {
 		json_decref(o);
 		return NULL;
 	}
-	hd->t = json_string_value(json_array_get(o, 0));
-	hd->ts = ht_rep__num_of(json_array_get(o, 1));
-	hd->mono = ht_rep__num_of(json_array_get(o, 2));
-	hd->tid = ht_rep__int_of(json_array_get(o, 3));
+	hd->t = hd->type;
+	hd->ts = ht_rep__num_of(json_array_get(o, 0));
+	hd->mono = ht_rep__num_of(json_array_get(o, 1));
+	hd->tid = ht_rep__int_of(json_array_get(o, 2));
 	*head = o;
 	return x->o;
 }

@@ -13,6 +13,9 @@
 int ht_rep_add_path(struct rep_job *job, const char *path);
 /* Adds an in-memory trace file (tests, fuzzing); buf must outlive job. */
 void ht_rep_add_buffer(struct rep_job *job, const char *name, const char *buf, size_t len);
+/* Closes the folders kept open to open their files in (files are then
+ * opened by path). */
+void ht_rep_close_dirs(struct rep_job *job);
 /* Reads every file added, on job->nthreads threads. Returns the number of
  * process records found. */
 size_t ht_rep_read(struct rep_job *job);

@@ -39,6 +39,7 @@ void ht_rep_job_init(struct rep_job *job)
 
 void ht_rep_read_free(struct rep_job *job)
 {
+	ht_rep_close_dirs(job);
 	for (size_t i = 0; i < job->nfiles; i++) {
 		free(job->files[i].path);
 		free(job->files[i].name);
@@ -394,14 +395,28 @@ static void read_file(struct rep_rctx *c, uint32_t idx)
 	}
 	/* read(2) into the thread's buffer: cheaper than mapping thousands of
 	 * small files (each munmap in a threaded process costs a TLB shootdown). */
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	int fd = f->dir >= 0 ? openat(c->job->dirfds[f->dir], f->base, O_RDONLY | O_CLOEXEC)
+			     : open(f->path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		ht_rep__warn(c, 0, "cannot read: %s", strerror(errno));
+		int e = errno;
 		if (fd >= 0)
 			close(fd);
+		else if (!f->known && stat(f->path, &st) == 0)
+			fd = 0;		/* (its identity all the same: to warn once) */
+		if (fd >= 0 && !f->known) {
+			f->dev = (uint64_t)st.st_dev;
+			f->ino = (uint64_t)st.st_ino;
+			f->known = true;
+		}
+		ht_rep__warn(c, 0, "cannot read: %s", strerror(e));
 		return;
 	}
+	/* Who the file is, when the listing did not look (files.c): a file
+	 * named twice is found after reading (ht_rep_read). */
+	f->dev = (uint64_t)st.st_dev;
+	f->ino = (uint64_t)st.st_ino;
+	f->known = true;
 	if (st.st_size == 0) {
 		close(fd);
 		ht_rep__warn(c, 0, "empty file: no trace in it");
@@ -593,14 +608,15 @@ static int cmp_inode(const void *a, const void *b, void *arg)
 }
 
 /* A file named twice (a folder and a file in it, two paths to one place)
- * is read once: the later names are skipped with a warning. */
-static void dedupe(struct rep_job *job)
+ * is read once: the later names are skipped with a warning. Returns how
+ * many were found that were not skipped yet. */
+static size_t dedupe(struct rep_job *job)
 {
-	size_t n = 0, *ix = malloc((job->nfiles + 1) * sizeof(*ix));
+	size_t n = 0, found = 0, *ix = malloc((job->nfiles + 1) * sizeof(*ix));
 	if (ix == NULL)
 		abort();
 	for (size_t i = 0; i < job->nfiles; i++)
-		if (job->files[i].path != NULL)
+		if (job->files[i].path != NULL && job->files[i].known)
 			ix[n++] = i;
 	if (n > 1)
 		qsort_r(ix, n, sizeof(*ix), cmp_inode, job);
@@ -608,10 +624,12 @@ static void dedupe(struct rep_job *job)
 		struct rep_file *a = &job->files[ix[i - 1]], *b = &job->files[ix[i]];
 		if (a->dev == b->dev && a->ino == b->ino) {
 			b->dup = true;
+			found++;
 			ht_rep_warn(job, (uint32_t)ix[i], 0, "the same file as %s: read once", a->name);
 		}
 	}
 	free(ix);
+	return found;
 }
 
 /* Orders records by what identifies a process: host, boot, pid, start. */
@@ -680,16 +698,11 @@ static void drop_copies(struct rep_job *job)
 	job->procs.n = kept;
 }
 
-size_t ht_rep_read(struct rep_job *job)
+/* Reads every file not skipped on the workers' threads. */
+static void read_all(struct rep_job *job, struct worker *w, int n)
 {
-	int n = pick_threads(job);
 	struct pool pl = { .job = job, .next = 0 };
-	struct worker *w = calloc((size_t)n, sizeof(*w));
-
-	if (w == NULL)
-		abort();
-	dedupe(job);
-	json_set_alloc_funcs(j_malloc, j_free);
+	memset(w, 0, (size_t)n * sizeof(*w));
 	for (int i = 0; i < n; i++) {
 		w[i].pool = &pl;
 		w[i].c.job = job;
@@ -706,6 +719,41 @@ size_t ht_rep_read(struct rep_job *job)
 	work(&w[0]);
 	for (int i = 1; i <= started; i++)
 		pthread_join(w[i].th, NULL);
+}
+
+static void worker_free(struct rep_rctx *c)
+{
+	free(c->warns);
+	free(c->iobuf);
+	free(c->cache.slot);
+	ht_rep__lines_free(&c->lines);
+	ht_rep_vec_free(&c->procs);
+	ht_rep_intern_off(&c->a);
+}
+
+size_t ht_rep_read(struct rep_job *job)
+{
+	int n = pick_threads(job);
+	struct worker *w = calloc((size_t)n, sizeof(*w));
+
+	if (w == NULL)
+		abort();
+	json_set_alloc_funcs(j_malloc, j_free);
+	read_all(job, w, n);
+	/* A file named twice is known once read (files.c looks no file up):
+	 * then everything is read again without the later names, as if they
+	 * had been skipped from the start (rare: a folder given twice). */
+	if (dedupe(job) > 0) {
+		for (int i = 0; i < n; i++) {
+			struct rep_rctx *c = &w[i].c;
+			for (size_t k = 0; k < c->nwarns; k++)
+				free(c->warns[k].msg);
+			worker_free(c);
+			ht_rep_arena_free(&c->a);
+		}
+		read_all(job, w, n);
+	}
+	ht_rep_close_dirs(job);
 
 	struct rep_unknown unk[64];
 	size_t nunk = 0;
@@ -731,12 +779,7 @@ size_t ht_rep_read(struct rep_job *job)
 			}
 		}
 		job->warns_dropped += c->dropped;
-		free(c->warns);
-		free(c->iobuf);
-		free(c->cache.slot);
-		ht_rep__lines_free(&c->lines);
-		ht_rep_vec_free(&c->procs);
-		ht_rep_intern_off(&c->a);
+		worker_free(c);
 		ht_rep_arena_take(&job->a, &c->a);
 	}
 	free(w);

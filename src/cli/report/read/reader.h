@@ -92,6 +92,7 @@ bool ht_rep__scratch_set(bool on);
 /* The members every event line starts with (src/core/writer.c). */
 struct rep_head {
 	const char *t;		/* NULL: none */
+	char type[32];		/* where t points when the line was split */
 	double ts, mono;	/* NAN: unknown */
 	int64_t tid;		/* REP_UNKNOWN */
 };
