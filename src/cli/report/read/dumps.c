@@ -71,47 +71,15 @@ static uint32_t frames_of(struct rep_rctx *c, json_t *arr, uint64_t *h, const ch
 #define MAX_HEAD 4096
 #define MAX_TAILS 65536
 
-static struct rep_tail **tail_slot(struct rep_tails *t, const char *s, size_t n, uint64_t h)
-{
-	size_t k = h & (t->cap - 1);
-	while (t->slot[k] != NULL) {
-		struct rep_tail *x = t->slot[k];
-		if (x->hash == h && x->len == n && memcmp(x->text, s, n) == 0)
-			break;
-		k = (k + 1) & (t->cap - 1);
-	}
-	return &t->slot[k];
-}
-
-static void tails_grow(struct rep_tails *t)
-{
-	size_t cap = t->cap != 0 ? t->cap * 2 : 256;
-	struct rep_tail **s = calloc(cap, sizeof(*s));
-	if (s == NULL)
-		abort();
-	for (size_t i = 0; i < t->cap; i++) {
-		struct rep_tail *x = t->slot[i];
-		if (x == NULL)
-			continue;
-		size_t k = x->hash & (cap - 1);
-		while (s[k] != NULL)
-			k = (k + 1) & (cap - 1);
-		s[k] = x;
-	}
-	free(t->slot);
-	t->slot = s;
-	t->cap = cap;
-}
-
 /* The frames part of a thread line, "frames":[...]...} (n bytes). */
 static struct rep_tail *tail_of(struct rep_rctx *c, const char *s, size_t n)
 {
-	struct rep_tails *t = &c->cache;
+	struct rep_ttab *t = &c->cache;
 	uint64_t h = ht_rep_hash(s, n);
 	if (t->cap != 0) {
-		struct rep_tail **slot = tail_slot(t, s, n, h);
-		if (*slot != NULL)
-			return *slot;
+		struct rep_tkey *k = *ht_rep__ttab_slot(t, s, n, h);
+		if (k != NULL)
+			return (struct rep_tail *)k;	/* its first member */
 	}
 	char *obj = malloc(n + 1);
 	if (obj == NULL)
@@ -134,13 +102,9 @@ static struct rep_tail *tail_of(struct rep_rctx *c, const char *s, size_t n)
 	x->wchan = ht_rep__str(&c->a, o, "wchan");
 	x->syscall = ht_rep__str(&c->a, o, "syscall");
 	json_decref(o);
-	if (t->n < MAX_TAILS) {
-		if ((t->n + 1) * 2 > t->cap)
-			tails_grow(t);
-		x->text = ht_rep_strndup(&c->a, s, n);
-		x->len = (uint32_t)n;
-		x->hash = h;
-		*tail_slot(t, s, n, h) = x;
+	if (t->n < MAX_TAILS && ((t->n + 1) * 2 <= t->cap || ht_rep__ttab_grow(t, 256))) {
+		x->key = (struct rep_tkey){ ht_rep_strndup(&c->a, s, n), (uint32_t)n, h };
+		*ht_rep__ttab_slot(t, s, n, h) = &x->key;
 		t->n++;
 	}
 	return x;

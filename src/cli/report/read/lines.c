@@ -27,9 +27,7 @@
 #define SEEN_SLOTS (1u << 16)	/* hashes of the texts seen (a power of two) */
 
 struct rep_ltail {
-	char *text;
-	uint32_t len;
-	uint64_t hash;
+	struct rep_tkey key;	/* first; its text is malloc's */
 	json_t *o;		/* NULL: the line is parsed whole */
 };
 
@@ -60,54 +58,21 @@ static bool seen_before(struct rep_lcache *t, uint64_t h)
 	return false;
 }
 
-static struct rep_ltail **kept_slot(struct rep_lcache *t, const char *s, size_t n, uint64_t h)
-{
-	size_t k = h & (t->cap - 1);
-	while (t->slot[k] != NULL) {
-		struct rep_ltail *x = t->slot[k];
-		if (x->hash == h && x->len == n && memcmp(x->text, s, n) == 0)
-			break;
-		k = (k + 1) & (t->cap - 1);
-	}
-	return &t->slot[k];
-}
-
-static bool kept_grow(struct rep_lcache *t)
-{
-	size_t cap = t->cap != 0 ? t->cap * 2 : 1024;
-	struct rep_ltail **s = calloc(cap, sizeof(*s));
-	if (s == NULL)
-		return false;
-	for (size_t i = 0; i < t->cap; i++) {
-		struct rep_ltail *x = t->slot[i];
-		if (x == NULL)
-			continue;
-		size_t k = x->hash & (cap - 1);
-		while (s[k] != NULL)
-			k = (k + 1) & (cap - 1);
-		s[k] = x;
-	}
-	free(t->slot);
-	t->slot = s;
-	t->cap = cap;
-	return true;
-}
-
 /* Forgets every tail kept (their objects: not alive past their line). */
 static void drop_kept(struct rep_lcache *t)
 {
 	bool was = ht_rep__scratch_set(false);
-	for (size_t i = 0; i < t->cap; i++) {
-		struct rep_ltail *x = t->slot[i];
+	for (size_t i = 0; i < t->tab.cap; i++) {
+		struct rep_ltail *x = (struct rep_ltail *)t->tab.slot[i];
 		if (x == NULL)
 			continue;
 		json_decref(x->o);
-		free(x->text);
+		free((char *)x->key.text);
 		free(x);
-		t->slot[i] = NULL;
+		t->tab.slot[i] = NULL;
 	}
 	ht_rep__scratch_set(was);
-	t->n = t->bytes = 0;
+	t->tab.n = t->bytes = 0;
 }
 
 static bool is_head_key(const char *k)
@@ -214,14 +179,14 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 	size_t tn = n - cut - 1;
 	uint64_t h = ht_rep_hash(ts, tn);
 	struct rep_ltail *x = NULL;
-	if (t->cap != 0)
-		x = *kept_slot(t, ts, tn, h);
+	if (t->tab.cap != 0)
+		x = (struct rep_ltail *)*ht_rep__ttab_slot(&t->tab, ts, tn, h);
 	if (x == NULL) {
 		if (!seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
 			return NULL;
-		if (t->n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
+		if (t->tab.n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
 			drop_kept(t);	/* full: the next files start again */
-		if ((t->n + 1) * 2 > t->cap && !kept_grow(t))
+		if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 1024))
 			return NULL;
 		x = malloc(sizeof(*x));
 		char *text = malloc(tn);
@@ -231,9 +196,9 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 			return NULL;
 		}
 		memcpy(text, ts, tn);
-		*x = (struct rep_ltail){ text, (uint32_t)tn, h, parse_tail(ts, tn) };
-		*kept_slot(t, ts, tn, h) = x;
-		t->n++;
+		*x = (struct rep_ltail){ { text, (uint32_t)tn, h }, parse_tail(ts, tn) };
+		*ht_rep__ttab_slot(&t->tab, ts, tn, h) = &x->key;
+		t->tab.n++;
 		t->bytes += tn;
 	}
 	if (x->o == NULL)
@@ -254,7 +219,7 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 void ht_rep__lines_free(struct rep_lcache *t)
 {
 	drop_kept(t);
-	free(t->slot);
+	free(t->tab.slot);
 	free(t->seen);
 	memset(t, 0, sizeof(*t));
 }

@@ -18,27 +18,38 @@ struct rep_unknown {
 	size_t count;
 };
 
-/* Thread lines' frames, parsed once per distinct text (see parse.c). */
-struct rep_tail {
+/* A table of texts, open addressing on their hash (texttab.c): the
+ * parsed-once caches of dumps.c (thread lines' frames) and lines.c (event
+ * lines' tails). An entry's struct begins with its key. */
+struct rep_tkey {
 	const char *text;
 	uint32_t len;
 	uint64_t hash;
+};
+struct rep_ttab {
+	struct rep_tkey **slot;
+	size_t cap, n;
+};
+/* The slot holding the text, or the empty one it goes in (cap != 0). */
+struct rep_tkey **ht_rep__ttab_slot(const struct rep_ttab *t, const char *s, size_t n,
+				    uint64_t h);
+/* Doubles the table (to first when empty); false when out of memory. */
+bool ht_rep__ttab_grow(struct rep_ttab *t, size_t first);
+
+/* Thread lines' frames, parsed once per distinct text (see parse.c). */
+struct rep_tail {
+	struct rep_tkey key;	/* first */
 	const char **frames, **py;
 	uint32_t nframes, npy;
 	uint64_t stack_hash;
 	const char *wchan, *syscall;
 };
 
-struct rep_tails {
-	struct rep_tail **slot;
-	size_t cap, n;
-};
-
 /* Event lines' repeated tails, parsed once (see lines.c). */
 struct rep_ltail;
 struct rep_lcache {
-	struct rep_ltail **slot;
-	size_t cap, n, bytes;
+	struct rep_ttab tab;	/* of struct rep_ltail */
+	size_t bytes;
 	uint64_t *seen;
 	size_t nseen;
 };
@@ -63,7 +74,7 @@ struct rep_rctx {
 	size_t dropped;			/* warnings left out */
 	char *iobuf;			/* the file's bytes */
 	size_t iocap;
-	struct rep_tails cache;
+	struct rep_ttab cache;	/* of struct rep_tail */
 	struct rep_lcache lines;
 	int64_t tid;			/* the current event line's tid */
 };

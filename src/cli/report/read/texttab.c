@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * texttab.c: the table of texts of reader.h (struct rep_ttab), open
+ * addressing on the texts' hashes, at most half full (the caller grows it
+ * first). Entries are the caller's: a struct that begins with its key.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+struct rep_tkey **ht_rep__ttab_slot(const struct rep_ttab *t, const char *s, size_t n,
+				    uint64_t h)
+{
+	size_t k = h & (t->cap - 1);
+	while (t->slot[k] != NULL) {
+		const struct rep_tkey *x = t->slot[k];
+		if (x->hash == h && x->len == n && memcmp(x->text, s, n) == 0)
+			break;
+		k = (k + 1) & (t->cap - 1);
+	}
+	return &t->slot[k];
+}
+
+bool ht_rep__ttab_grow(struct rep_ttab *t, size_t first)
+{
+	size_t cap = t->cap != 0 ? t->cap * 2 : first;
+	struct rep_tkey **s = calloc(cap, sizeof(*s));
+	if (s == NULL)
+		return false;
+	for (size_t i = 0; i < t->cap; i++) {
+		struct rep_tkey *x = t->slot[i];
+		if (x == NULL)
+			continue;
+		size_t k = x->hash & (cap - 1);
+		while (s[k] != NULL)
+			k = (k + 1) & (cap - 1);
+		s[k] = x;
+	}
+	free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+	return true;
+}
