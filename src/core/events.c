@@ -111,20 +111,28 @@ static inline __attribute__((always_inline)) void enter_outer(struct ht_call *c,
 	}
 }
 
+/* Counts the call; the outermost hooked call of its thread enters the
+ * in-flight table. Its slot, or NULL (a nested call, no slot). */
+static inline __attribute__((always_inline)) struct ht_slot *enter_counted(struct ht_call *c,
+									    int hook)
+{
+	c->counted = true;
+	if (ht_tls.hook_depth++ > 0)
+		return NULL;
+	struct ht_slot *s = my_slot();
+	if (s != NULL)
+		enter_outer(c, hook, s);
+	return s;
+}
+
 /* The flag is up: a parked watchdog to bring back, or none could be
  * started, and the call arms its stall timer (stalltimer.h). Off the fast
  * path, which pays one load of the flag and nothing else. */
 static __attribute__((noinline)) void enter_slow(struct ht_call *c, int hook)
 {
 	ht__watchdog_unpark_slow();
-	c->counted = true;
-	if (ht_tls.hook_depth++ > 0)
-		return;
-	struct ht_slot *s = my_slot();
-	if (s == NULL)
-		return;
-	enter_outer(c, hook, s);
-	if (ht_stimer_arm(s))
+	struct ht_slot *s = enter_counted(c, hook);
+	if (s != NULL && ht_stimer_arm(s))
 		c->outer = 2;
 }
 
@@ -139,13 +147,7 @@ void ht_call_enter(struct ht_call *c, int hook)
 		enter_slow(c, hook);
 		return;
 	}
-	c->counted = true;
-	if (ht_tls.hook_depth++ > 0)
-		return;
-	struct ht_slot *s = my_slot();
-	if (s == NULL)
-		return;
-	enter_outer(c, hook, s);
+	(void)enter_counted(c, hook);
 }
 
 /* The outermost call of this thread leaves the table (and gets its end
