@@ -276,6 +276,11 @@ static void *main_loop(void *arg)
 	int64_t shift = 0;
 	int rearms = 0;
 	bool saw_activity = false;	/* a look of these three found one */
+	/* The previous look of the episode found the process working: the
+	 * startup is over only when two looks in a row do (one look's window
+	 * can span the end of an import and the start of a wait: a JAX
+	 * process entering initialize read as working). */
+	bool worked = false;
 	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
 		int64_t T = ht_g.opt.timeout_ns;
@@ -301,6 +306,7 @@ static void *main_loop(void *arg)
 			shift = 0;
 			rearms = 0;
 			saw_activity = false;
+			worked = false;
 			ht_blocked_reset();
 		} else if (oldest == INT64_MAX) {
 			ep_start = 0;
@@ -308,6 +314,7 @@ static void *main_loop(void *arg)
 			shift = 0;
 			rearms = 0;
 			saw_activity = false;
+			worked = false;
 		}
 		int64_t sched = oldest == INT64_MAX ? oldest : oldest + shift;
 		/* In the window before each look: a progress sample before the
@@ -344,11 +351,18 @@ static void *main_loop(void *arg)
 					abort();
 				}
 			} else if (r == HT_LOOK_WORKING &&
-				   (call0 == INT64_MAX || ht_blocked_ops_moved()) && found_working()) {
+				   (call0 == INT64_MAX || ht_blocked_ops_moved())) {
 				/* A call in flight at a look that saw calls complete
 				 * (an MPI loop is nearly always inside one) is the
 				 * job's work, not its startup. */
-				trailing = true;
+				if (worked && found_working())
+					trailing = true;
+				/* Working at an activity (an import) is no first
+				 * look of two: a JAX process imports at its 1x look
+				 * and enters initialize in the window of its 2x. */
+				worked = ht_blocked_activity() == NULL && !ht_blocked_python_cut();
+			} else {
+				worked = false;
 			}
 			saw_activity |= ht_blocked_activity() != NULL || ht_blocked_python_cut();
 			/* Three more looks after any that found an activity: the
@@ -359,6 +373,7 @@ static void *main_loop(void *arg)
 				shift = now - oldest;
 				rearms++;
 				saw_activity = false;
+				worked = false;
 				ep_dumps = 0;
 				presampled = -1;
 				ht_blocked_reset();
