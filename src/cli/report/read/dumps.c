@@ -223,13 +223,12 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d, bool last)
 {
 	const struct rep_loc *l = &d->end_loc;
-	json_t *head = NULL, *o = NULL, *whole = NULL;
+	json_t *o = NULL, *whole = NULL;
 	struct rep_head hd;
 	if (l->off + l->len <= c->len)
-		o = ht_rep__split_parse(c, c->buf + l->off, l->len, &hd, &head);
+		o = ht_rep__split_parse(c, c->buf + l->off, l->len, &hd);
 	if (o == NULL)
 		o = whole = ht_rep__parse_at(c, l);
-	json_decref(head);	/* (scratch memory: alive until released) */
 	if (o == NULL)
 		return;
 	json_t *io = json_object_get(o, "io");

@@ -16,6 +16,8 @@
  * parse, a key of the head in the tail) is the whole line's to parse, so
  * its warnings are those of the whole line.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,17 +110,88 @@ static json_t *parse_tail(const char *s, size_t n)
 	return o;
 }
 
+/* A JSON number (RFC 8259 section 6, the text exactly that, no space)
+ * read as jansson reads one: with no fraction and no exponent an integer,
+ * by strtoll, which jansson refuses out of range; else a real, by strtod,
+ * which jansson refuses when it overflows. jansson calls the same two
+ * functions on the same text (in the C locale: the report sets none), so
+ * the value is its value bit for bit. False for any other text and
+ * wherever jansson would fail: the caller then gives the line to jansson
+ * whole, and its warning is jansson's. (A line's times are the one part
+ * of a repeated line that is new on every line; jansson spent more than
+ * a microsecond on each head, most of it around strtod.) */
+static bool number_of(const char *s, size_t n, double *d, int64_t *i)
+{
+	char buf[64];
+	size_t k = 0;
+	bool integer = true;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	if (s[k] == '-')
+		k++;
+	if (k < n && s[k] == '0')
+		k++;
+	else if (k < n && s[k] >= '1' && s[k] <= '9')
+		while (k < n && s[k] >= '0' && s[k] <= '9')
+			k++;
+	else
+		return false;
+	if (k < n && s[k] == '.') {
+		size_t f = ++k;
+		while (k < n && s[k] >= '0' && s[k] <= '9')
+			k++;
+		if (k == f)
+			return false;
+		integer = false;
+	}
+	if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+		k++;
+		if (k < n && (s[k] == '+' || s[k] == '-'))
+			k++;
+		size_t f = k;
+		while (k < n && s[k] >= '0' && s[k] <= '9')
+			k++;
+		if (k == f)
+			return false;
+		integer = false;
+	}
+	if (k != n)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	if (integer) {
+		long long v = strtoll(buf, NULL, 10);
+		if (errno == ERANGE)
+			return false;
+		*i = v;
+		*d = (double)v;
+	} else {
+		double v = strtod(buf, NULL);
+		if ((v == HUGE_VAL || v == -HUGE_VAL) && errno == ERANGE)
+			return false;
+		*i = v > -9e18 && v < 9e18 ? (int64_t)v : REP_UNKNOWN;
+		*d = v;
+	}
+	return true;
+}
+
+bool ht_rep__number_of(const char *s, size_t n, double *d, int64_t *i)
+{
+	return number_of(s, n, d, i);
+}
+
 /* The head {"t":"<type>","ts":A,"mono":B,"tid":C (up to the comma after
- * C, which the tail's key follows) as the array [A,B,C] in buf and the
- * type in type: jansson parses the three numbers without building an
- * object, and the array parses exactly when the head is the object of
- * those four members (the text between the keys is each value's, whole:
- * a quote cannot occur unescaped inside a string, a key inside a nested
- * value leaves a value that does not parse). The type is taken as it is
- * only when it is printable ASCII without a backslash, a string as JSON
- * reads it (any other is jansson's, the whole line parsed). Returns the
- * array's length, 0 when the line does not start so. */
-static size_t head_array(const char *s, size_t n, char *buf, size_t *cut, char type[32])
+ * C, which the tail's key follows) read into hd: the type as it is when
+ * it is printable ASCII without a backslash (a string as JSON reads it),
+ * A, B and C when each is one JSON number (number_of) and C an integer.
+ * The head is then exactly the object of those four members (the text
+ * between the keys is each value's whole: a quote cannot occur unescaped
+ * inside a string, a key inside a nested value leaves a value that is
+ * not a number). Returns where the tail's key starts, 0 when the line
+ * does not start so (it is jansson's, whole). */
+static size_t head_of(const char *s, size_t n, struct rep_head *hd)
 {
 	static const char t[] = "{\"t\":\"", ts[] = "\",\"ts\":", mono[] = ",\"mono\":",
 			  tid[] = ",\"tid\":";
@@ -137,43 +210,34 @@ static size_t head_array(const char *s, size_t n, char *buf, size_t *cut, char t
 	if (d == NULL)
 		return 0;
 	const char *c = d + sizeof(tid) - 1, *e = c;
-	while (e < end && *e >= '0' && *e <= '9')	/* (buf holds MAX_HEAD bytes) */
+	while (e < end && *e >= '0' && *e <= '9')
 		e++;
 	if (e == c || e + 1 >= s + n || e[0] != ',' || e[1] != '"')
 		return 0;
 	const char *ty = s + sizeof(t) - 1;
 	size_t tn = (size_t)(q - ty);
-	if (tn >= 32)
+	if (tn >= sizeof(hd->type))
 		return 0;
 	for (size_t i = 0; i < tn; i++)
 		if (ty[i] < 0x20 || ty[i] > 0x7e || ty[i] == '\\')
 			return 0;
-	memcpy(type, ty, tn);
-	type[tn] = '\0';
-	/* [A, B, C] */
-	size_t k = 0;
-	buf[k++] = '[';
-	memcpy(buf + k, a, (size_t)(m - a));
-	k += (size_t)(m - a);
-	buf[k++] = ',';
-	memcpy(buf + k, b, (size_t)(d - b));
-	k += (size_t)(d - b);
-	buf[k++] = ',';
-	memcpy(buf + k, c, (size_t)(e - c));
-	k += (size_t)(e - c);
-	buf[k++] = ']';
-	*cut = (size_t)(e - s);
-	return k;
+	double unused;
+	int64_t iunused;
+	if (!number_of(a, (size_t)(m - a), &hd->ts, &iunused) ||
+	    !number_of(b, (size_t)(d - b), &hd->mono, &iunused) ||
+	    !number_of(c, (size_t)(e - c), &unused, &hd->tid))
+		return 0;
+	memcpy(hd->type, ty, tn);
+	hd->type[tn] = '\0';
+	hd->t = hd->type;
+	return (size_t)(e - s);
 }
 
-json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
-			    json_t **head)
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd)
 {
 	struct rep_lcache *t = &c->lines;
-	char buf[MAX_HEAD + 2];
-	size_t cut = 0, bn = head_array(s, n, buf, &cut, hd->type);
-	*head = NULL;
-	if (bn == 0)
+	size_t cut = head_of(s, n, hd);
+	if (cut == 0)
 		return NULL;
 	const char *ts = s + cut + 1;
 	size_t tn = n - cut - 1;
@@ -201,18 +265,6 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 		t->tab.n++;
 		t->bytes += tn;
 	}
-	if (x->o == NULL)
-		return NULL;
-	json_t *o = json_loadb(buf, bn, 0, NULL);
-	if (!json_is_array(o) || json_array_size(o) != 3) {
-		json_decref(o);
-		return NULL;
-	}
-	hd->t = hd->type;
-	hd->ts = ht_rep__num_of(json_array_get(o, 0));
-	hd->mono = ht_rep__num_of(json_array_get(o, 1));
-	hd->tid = ht_rep__int_of(json_array_get(o, 2));
-	*head = o;
 	return x->o;
 }
 

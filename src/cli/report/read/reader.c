@@ -245,13 +245,12 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		return;
 	}
 	/* A tail seen before: only the head is parsed (lines.c). */
-	json_t *head = NULL, *ev = NULL;
+	json_t *ev = NULL;
 	struct rep_head hd;
 	if (peeked && strcmp(type, "header") != 0)
-		ev = ht_rep__split_parse(c, s, loc->len, &hd, &head);
+		ev = ht_rep__split_parse(c, s, loc->len, &hd);
 	if (ev != NULL) {
 		one_event(c, loc, &hd, ev, s);
-		json_decref(head);
 		ht_rep__scratch_release(0);
 		return;
 	}

@@ -107,12 +107,14 @@ struct rep_head {
 	double ts, mono;	/* NAN: unknown */
 	int64_t tid;		/* REP_UNKNOWN */
 };
-/* The event line s (n bytes) as its head (*hd, its strings alive while
- * *head is: the caller's to free) and its tail (the members after tid,
- * kept by the cache: not to be freed), when its tail was seen before;
- * NULL (and *head NULL) when the line is to be parsed whole. */
-json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
-			    json_t **head);
+/* The event line s (n bytes) as its head (*hd) and its tail (the members
+ * after tid, kept by the cache: not to be freed), when its tail was seen
+ * before; NULL when the line is to be parsed whole. */
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd);
+/* A JSON number's text as jansson reads it (lines.c): its value (and as
+ * an integer, REP_UNKNOWN when out of range); false when the text is not
+ * exactly one number jansson reads. */
+bool ht_rep__number_of(const char *s, size_t n, double *d, int64_t *i);
 void ht_rep__lines_free(struct rep_lcache *t);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
