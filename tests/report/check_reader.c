@@ -14,6 +14,7 @@
 
 #include "ht_check.h"
 #include "fixture.h"
+#include "read/reader.h"
 
 static bool has_warning(const struct rep_job *job, const char *file, unsigned line,
 			const char *text)
@@ -371,6 +372,58 @@ START_TEST(test_repeated_tails)
 }
 END_TEST
 
+/* A line's head numbers are read without jansson (read/lines.c), so they
+ * must read as jansson reads them: every text read is one jansson reads
+ * to the same value, bit for bit and of the same kind; every text jansson
+ * refuses is refused (the line then goes to jansson whole, which warns). */
+START_TEST(test_numbers_as_jansson)
+{
+	static const struct {
+		const char *s;
+		bool common;	/* written by the library: must be read */
+	} t[] = {
+		{ "1700000003.010000", true }, { "1003.010000", true }, { "20000", true },
+		{ "0", true }, { "0.004000", true }, { "-1", true }, { "-0", false },
+		{ "-0.0", false }, { "1e5", false }, { "1E+5", false }, { "2.5e-3", false },
+		{ "1e-400", false }, { "1e400", false }, { "-1e400", false },
+		{ "9223372036854775807", false }, { "9223372036854775808", false },
+		{ "-9223372036854775808", false }, { "-9223372036854775809", false },
+		{ "2.2250738585072014e-308", false }, { "4.9e-324", false },
+		{ "1.7976931348623157e308", false }, { "1.7976931348623159e308", false },
+		{ "0.1", false }, { "123456789012345678901234567890.5", false },
+		{ "9007199254740993", false }, { "9007199254740993.0", false },
+		{ "00", false }, { "01", false }, { "-01", false }, { "-", false },
+		{ "1.", false }, { ".5", false }, { "1.e5", false }, { "1e", false },
+		{ "1e+", false }, { "+1", false }, { " 1", false }, { "1 ", false },
+		{ "0x10", false }, { "Infinity", false }, { "NaN", false }, { "1_0", false },
+		{ "1.5.5", false }, { "--1", false }, { "", false }, { "true", false },
+		{ "\"1\"", false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		double d = 0;
+		int64_t n = 0;
+		bool ours = ht_rep__number_of(t[i].s, strlen(t[i].s), &d, &n);
+		char buf[96];
+		snprintf(buf, sizeof(buf), "[%s]", t[i].s);
+		json_t *a = json_loadb(buf, strlen(buf), 0, NULL);
+		json_t *v = json_array_get(a, 0);
+		bool theirs = json_array_size(a) == 1 && json_is_number(v);
+		if (t[i].common)
+			ck_assert_msg(ours, "'%s' not read", t[i].s);
+		if (!theirs)
+			ck_assert_msg(!ours, "'%s' read, which jansson refuses", t[i].s);
+		if (ours) {
+			double j = json_number_value(v);
+			ck_assert_msg(memcmp(&d, &j, sizeof(d)) == 0, "'%s': %a, jansson %a",
+				      t[i].s, d, j);
+			ck_assert_msg(n == ht_rep__int_of(v), "'%s': %lld as an integer, jansson %lld",
+				      t[i].s, (long long)n, (long long)ht_rep__int_of(v));
+		}
+		json_decref(a);
+	}
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("report_reader");
@@ -386,6 +439,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_files_on_disk);
 	tcase_add_test(t, test_folder_twice);
 	tcase_add_test(t, test_repeated_tails);
+	tcase_add_test(t, test_numbers_as_jansson);
 	suite_add_tcase(s, t);
 	return s;
 }
