@@ -424,6 +424,78 @@ START_TEST(test_numbers_as_jansson)
 }
 END_TEST
 
+/* A new tail read member by member (read/members.c) is the object jansson
+ * reads from the whole line, members in the same order, or it is refused
+ * (the line then goes to jansson whole): read three times, the first with
+ * every member new, then with the repeated ones kept. */
+static void same_as_jansson(struct rep_rctx *c, const char *tail, bool must)
+{
+	char line[1024];
+	snprintf(line, sizeof(line), "{\"t\":\"x\",%s", tail);
+	json_t *whole = json_loadb(line, strlen(line), 0, NULL);
+	json_object_del(whole, "t");
+	for (int round = 0; round < 3; round++) {
+		json_t *o = ht_rep__members_parse(c, tail, strlen(tail));
+		if (must)
+			ck_assert_msg(o != NULL, "'%s' refused (round %d)", tail, round);
+		if (o == NULL)
+			continue;
+		ck_assert_msg(whole != NULL, "'%s' read, which jansson refuses", tail);
+		char *a = json_dumps(o, JSON_ENCODE_ANY), *b = json_dumps(whole, JSON_ENCODE_ANY);
+		ck_assert_msg(strcmp(a, b) == 0, "'%s' (round %d): %s, jansson %s", tail, round, a, b);
+		free(a);
+		free(b);
+		json_decref(o);
+	}
+	json_decref(whole);
+}
+
+START_TEST(test_members_as_jansson)
+{
+	struct rep_rctx c;
+	memset(&c, 0, sizeof(c));
+	static const char *ok[] = {
+		"\"phase\":\"device\",\"state\":\"begin\",\"ordinal\":3}",
+		"\"a\":{\"b\":[1,2,{\"c\":\"}\"}]},\"d\":\"x,\\\"y\\\",z\",\"e\":null}",
+		"\"s\":\"back\\\\\",\"n\":-1.5e3,\"b\":true,\"f\":false}",
+		"\"k\":1,\"k\":2,\"j\":3,\"k\":4}",
+		"\"env\":{\"RANK\":\"3\",\"A\":\"\\u00e9\"},\"cmdline\":[\"a\",\"b,c\"]}",
+		"\"a\": 1 ,\"b\":[ 1 , 2 ]}",
+		"\"\\u006b\":1,\"k\":2}",
+		"\"x\":[]}", "\"x\":{}}",
+	};
+	static const char *any[] = {
+		"\"a\":1, \"b\":2}", "\"a\":1,}", "\"a\":1", "\"a\":1}}", "\"a\":[1}", "\"a\":{1]}",
+		"\"a\":\"unclosed}", "\"a\":1}x}", "\"ts\":5}", "\"a\":1,\"tid\":2}", "}", "",
+		"\"a\":01}", "\"a\":1e999}", "\"a\":\"\x01\"}", "\"a\":\"\xff\"}", "\"\xc3\":1}",
+		"\"a\"1}", "\"a\":1,\"b\"}", "\"a\":[1,2],3}", "\"a\":nul}", "\"a\":tru}",
+		"\"a\":\"\\x\"}", "\"a\":1 }", "\"a\":\"b\" ,\"c\":1}",
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		same_as_jansson(&c, ok[i], i != 3 && i != 5);	/* (a key twice; spaces) */
+	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++)
+		same_as_jansson(&c, any[i], false);
+	/* Each valid tail with one byte changed or left out. */
+	static const char bytes[] = "\",:{}[]\\ a1";
+	for (size_t b = 0; b < sizeof(ok) / sizeof(ok[0]); b++) {
+		const char *base = ok[b];
+		size_t n = strlen(base);
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k <= sizeof(bytes) - 1; k++) {
+				char t[256];
+				memcpy(t, base, n + 1);
+				if (k < sizeof(bytes) - 1)
+					t[i] = bytes[k];
+				else
+					memmove(t + i, t + i + 1, n - i);
+				same_as_jansson(&c, t, false);
+			}
+	}
+	ht_rep__lines_free(&c.lines);
+	ht_rep__members_free(&c.members);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("report_reader");
@@ -440,6 +512,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_folder_twice);
 	tcase_add_test(t, test_repeated_tails);
 	tcase_add_test(t, test_numbers_as_jansson);
+	tcase_add_test(t, test_members_as_jansson);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -223,10 +223,10 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d, bool last)
 {
 	const struct rep_loc *l = &d->end_loc;
-	json_t *o = NULL, *whole = NULL;
+	json_t *o = NULL, *whole = NULL, *own = NULL;
 	struct rep_head hd;
 	if (l->off + l->len <= c->len)
-		o = ht_rep__split_parse(c, c->buf + l->off, l->len, &hd);
+		o = ht_rep__split_parse(c, c->buf + l->off, l->len, &hd, &own);
 	if (o == NULL)
 		o = whole = ht_rep__parse_at(c, l);
 	if (o == NULL)
@@ -253,6 +253,7 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 		}
 	}
 	json_decref(whole);
+	json_decref(own);
 }
 
 /* The main thread's native frames were taken (it answered the dump). */

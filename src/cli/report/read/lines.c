@@ -6,15 +6,17 @@
  * and what follows is often the same text in line after line and rank
  * after rank: `"phase":"launch","state":"begin"}`, a version, a call's
  * name, a stall's calls, a host's facts for each of its ranks. Such a line
- * is cut after its tid: the head is parsed each time (its four values, as
- * an array), the tail once per distinct text and kept (an object); both
- * are jansson's, and the two together are the line's members exactly (no
- * key in both), so the events read the same as from the whole line. A tail is kept only once its text has been seen before (its hash
- * in a table of the texts seen): a tail met once, the usual case for a
- * rank's own fields, costs a hash more than parsing the line whole, which
- * it is. Anything unexpected (no tid where it belongs, a half that does not
- * parse, a key of the head in the tail) is the whole line's to parse, so
- * its warnings are those of the whole line.
+ * is cut after its tid: the head's numbers are read each time (as jansson
+ * reads them, number_of), the tail once per distinct text and kept (an
+ * object, jansson's); the two together are the line's members exactly (no
+ * key in both), so the events read the same as from the whole line. A
+ * tail is kept only once its text has been seen before (its hash in a
+ * table of the texts seen); a tail met once, the usual case for a rank's
+ * own fields, is read member by member (members.c), as is a header's,
+ * cut after its mono. Anything unexpected (no tid where it belongs, a
+ * number jansson would not read, a half that does not parse, a key of the
+ * head in the tail) is the whole line's to parse, so its warnings are
+ * those of the whole line.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,7 +38,7 @@ struct rep_ltail {
 /* True when the hash was seen before; notes it otherwise. The table is
  * emptied when half full: a job of a million distinct tails keeps finding
  * the repeated ones among the latest. */
-static bool seen_before(struct rep_lcache *t, uint64_t h)
+bool ht_rep__seen_before(struct rep_lcache *t, uint64_t h)
 {
 	if (t->seen == NULL) {
 		t->seen = calloc(SEEN_SLOTS, sizeof(*t->seen));
@@ -183,14 +185,15 @@ bool ht_rep__number_of(const char *s, size_t n, double *d, int64_t *i)
 }
 
 /* The head {"t":"<type>","ts":A,"mono":B,"tid":C (up to the comma after
- * C, which the tail's key follows) read into hd: the type as it is when
- * it is printable ASCII without a backslash (a string as JSON reads it),
- * A, B and C when each is one JSON number (number_of) and C an integer.
- * The head is then exactly the object of those four members (the text
- * between the keys is each value's whole: a quote cannot occur unescaped
- * inside a string, a key inside a nested value leaves a value that is
- * not a number). Returns where the tail's key starts, 0 when the line
- * does not start so (it is jansson's, whole). */
+ * C, which the tail's key follows; a header has no tid, and its tail
+ * follows B) read into hd: the type as it is when it is printable ASCII
+ * without a backslash (a string as JSON reads it), A, B and C when each
+ * is one JSON number (number_of) and C an integer. The head is then
+ * exactly the object of those members (the text between the keys is each
+ * value's whole: a quote cannot occur unescaped inside a string, a key
+ * inside a nested value leaves a value that is not a number). Returns
+ * where the comma before the tail's key is, 0 when the line does not
+ * start so (it is jansson's, whole). */
 static size_t head_of(const char *s, size_t n, struct rep_head *hd)
 {
 	static const char t[] = "{\"t\":\"", ts[] = "\",\"ts\":", mono[] = ",\"mono\":",
@@ -201,19 +204,6 @@ static size_t head_of(const char *s, size_t n, struct rep_head *hd)
 	const char *q = memchr(s + sizeof(t) - 1, '"', lim - (sizeof(t) - 1));
 	if (q == NULL || (size_t)(s + lim - q) < sizeof(ts) || memcmp(q, ts, sizeof(ts) - 1) != 0)
 		return 0;
-	const char *a = q + sizeof(ts) - 1, *end = s + lim;
-	const char *m = memmem(a, (size_t)(end - a), mono, sizeof(mono) - 1);
-	if (m == NULL)
-		return 0;
-	const char *b = m + sizeof(mono) - 1;
-	const char *d = memmem(b, (size_t)(end - b), tid, sizeof(tid) - 1);
-	if (d == NULL)
-		return 0;
-	const char *c = d + sizeof(tid) - 1, *e = c;
-	while (e < end && *e >= '0' && *e <= '9')
-		e++;
-	if (e == c || e + 1 >= s + n || e[0] != ',' || e[1] != '"')
-		return 0;
 	const char *ty = s + sizeof(t) - 1;
 	size_t tn = (size_t)(q - ty);
 	if (tn >= sizeof(hd->type))
@@ -221,33 +211,58 @@ static size_t head_of(const char *s, size_t n, struct rep_head *hd)
 	for (size_t i = 0; i < tn; i++)
 		if (ty[i] < 0x20 || ty[i] > 0x7e || ty[i] == '\\')
 			return 0;
-	double unused;
-	int64_t iunused;
-	if (!number_of(a, (size_t)(m - a), &hd->ts, &iunused) ||
-	    !number_of(b, (size_t)(d - b), &hd->mono, &iunused) ||
-	    !number_of(c, (size_t)(e - c), &unused, &hd->tid))
-		return 0;
 	memcpy(hd->type, ty, tn);
 	hd->type[tn] = '\0';
+	bool header = strcmp(hd->type, "header") == 0;
+	const char *a = q + sizeof(ts) - 1, *end = s + lim;
+	const char *m = memmem(a, (size_t)(end - a), mono, sizeof(mono) - 1);
+	if (m == NULL)
+		return 0;
+	const char *b = m + sizeof(mono) - 1, *d, *e;
+	int64_t unused;
+	if (header) {
+		d = e = memchr(b, ',', (size_t)(end - b));
+		hd->tid = REP_UNKNOWN;
+	} else {
+		d = memmem(b, (size_t)(end - b), tid, sizeof(tid) - 1);
+		if (d == NULL)
+			return 0;
+		const char *c = d + sizeof(tid) - 1;
+		e = c;
+		while (e < end && *e >= '0' && *e <= '9')
+			e++;
+		double ignored;
+		if (e == c || !number_of(c, (size_t)(e - c), &ignored, &hd->tid))
+			return 0;
+	}
+	if (e == NULL || e + 1 >= s + n || e[0] != ',' || e[1] != '"')
+		return 0;
+	if (!number_of(a, (size_t)(m - a), &hd->ts, &unused) ||
+	    !number_of(b, (size_t)(d - b), &hd->mono, &unused))
+		return 0;
 	hd->t = hd->type;
 	return (size_t)(e - s);
 }
 
-json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd)
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
+			    json_t **own)
 {
 	struct rep_lcache *t = &c->lines;
 	size_t cut = head_of(s, n, hd);
+	*own = NULL;
 	if (cut == 0)
 		return NULL;
 	const char *ts = s + cut + 1;
 	size_t tn = n - cut - 1;
+	if (strcmp(hd->type, "header") == 0)	/* its own, always */
+		return *own = ht_rep__members_parse(c, ts, tn);
 	uint64_t h = ht_rep_hash(ts, tn);
 	struct rep_ltail *x = NULL;
 	if (t->tab.cap != 0)
 		x = (struct rep_ltail *)*ht_rep__ttab_slot(&t->tab, ts, tn, h);
 	if (x == NULL) {
-		if (!seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
-			return NULL;
+		if (!ht_rep__seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
+			return *own = ht_rep__members_parse(c, ts, tn);
 		if (t->tab.n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
 			drop_kept(t);	/* full: the next files start again */
 		if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 1024))

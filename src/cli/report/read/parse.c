@@ -124,7 +124,8 @@ static void header_env(struct rep_rctx *c, struct rep_proc *p, json_t *env)
 	}
 }
 
-void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc)
+void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, double ts,
+		   double mono)
 {
 	struct rep_proc *p = ht_rep_alloc(&c->a, sizeof(*p));
 
@@ -151,8 +152,8 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc)
 		p->id_kind = p->launcher != NULL ? p->launcher : "unknown";
 		p->id_loc = *loc;
 	}
-	p->ts0 = p->last_ts = p->last_ev_ts = ht_rep__num(o, "ts");
-	p->mono0 = p->last_mono = ht_rep__num(o, "mono");
+	p->ts0 = p->last_ts = p->last_ev_ts = ts;
+	p->mono0 = p->last_mono = mono;
 	p->timeout = ht_rep__num(o, "timeout");
 	if (!(p->timeout > 0))
 		p->timeout = 300;

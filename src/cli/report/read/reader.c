@@ -244,13 +244,15 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		dump_line(c, true, loc, s);
 		return;
 	}
-	/* A tail seen before: only the head is parsed (lines.c). */
-	json_t *ev = NULL;
+	/* A tail seen before: only the head is parsed (lines.c); a new one
+	 * member by member (members.c). */
+	json_t *ev = NULL, *own = NULL;
 	struct rep_head hd;
-	if (peeked && strcmp(type, "header") != 0)
-		ev = ht_rep__split_parse(c, s, loc->len, &hd);
+	if (peeked)
+		ev = ht_rep__split_parse(c, s, loc->len, &hd, &own);
 	if (ev != NULL) {
 		one_event(c, loc, &hd, ev, s);
+		json_decref(own);
 		ht_rep__scratch_release(0);
 		return;
 	}
@@ -315,7 +317,7 @@ static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struc
 			ht_rep__warn(c, loc->line, "format '%s' is newer than this report "
 				     "(hangtrace/1): read as hangtrace/1", fmt);
 		ht_rep__proc_end(c);
-		ht_rep__header(c, o, loc);
+		ht_rep__header(c, o, loc, ts, mono);
 		return;
 	}
 	if (c->p == NULL)
@@ -726,6 +728,7 @@ static void worker_free(struct rep_rctx *c)
 	free(c->iobuf);
 	free(c->cache.slot);
 	ht_rep__lines_free(&c->lines);
+	ht_rep__members_free(&c->members);
 	ht_rep_vec_free(&c->procs);
 	ht_rep_intern_off(&c->a);
 }

@@ -54,6 +54,12 @@ struct rep_lcache {
 	size_t nseen;
 };
 
+/* New tails' members, parsed once when they repeat (see members.c). */
+struct rep_mcache {
+	struct rep_ttab tab;	/* of struct rep_member */
+	size_t bytes;
+};
+
 struct rep_rctx {
 	struct rep_job *job;
 	struct rep_arena a;
@@ -76,6 +82,7 @@ struct rep_rctx {
 	size_t iocap;
 	struct rep_ttab cache;	/* of struct rep_tail */
 	struct rep_lcache lines;
+	struct rep_mcache members;
 	int64_t tid;			/* the current event line's tid */
 };
 
@@ -83,7 +90,8 @@ struct rep_rctx {
 void ht_rep__warn(struct rep_rctx *c, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Starts a process record from a header object. */
-void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc);
+void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, double ts,
+		   double mono);
 /* Applies an event of a known type (not header, thread, dump_end). */
 void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc *loc,
 		   double ts, double mono);
@@ -108,14 +116,24 @@ struct rep_head {
 	int64_t tid;		/* REP_UNKNOWN */
 };
 /* The event line s (n bytes) as its head (*hd) and its tail (the members
- * after tid, kept by the cache: not to be freed), when its tail was seen
- * before; NULL when the line is to be parsed whole. */
-json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd);
+ * after tid; of a header, after mono): kept by the cache when it was seen
+ * before, else made of its members (*own, the caller's to free); NULL
+ * when the line is to be parsed whole. */
+json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct rep_head *hd,
+			    json_t **own);
 /* A JSON number's text as jansson reads it (lines.c): its value (and as
  * an integer, REP_UNKNOWN when out of range); false when the text is not
  * exactly one number jansson reads. */
 bool ht_rep__number_of(const char *s, size_t n, double *d, int64_t *i);
 void ht_rep__lines_free(struct rep_lcache *t);
+/* True when the hash was seen before by this reading thread; notes it
+ * otherwise (lines.c). */
+bool ht_rep__seen_before(struct rep_lcache *t, uint64_t h);
+/* A new tail (`"key":value,...}`, n bytes) as an object of its own (the
+ * caller's to free), its repeated members parsed once; NULL when it is
+ * to be parsed whole (members.c). */
+json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n);
+void ht_rep__members_free(struct rep_mcache *t);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
 

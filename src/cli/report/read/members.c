@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * members.c: an event line's tail that is new, read member by member.
+ * A tail seen once is most often a rank's own (its rank, its GPU's uuid,
+ * its header), but most of its members are the same as on the other ranks
+ * (a phase's name, the NCCL version, the command line): each member's text
+ * `"key":value` that repeats is parsed once and kept, like the tails of
+ * lines.c, and the members met for the first time are parsed together, in
+ * one jansson call on `{m1,m2,...}`. The line's object is then made of
+ * the two, member after member in the line's order (a key given twice
+ * keeps its first place and its last value, as jansson's own parse).
+ *
+ * Why it is the line: the cuts are made where a member of the top object
+ * ends (a comma outside strings and nested values), and every piece is
+ * given to jansson, alone or with the other new ones; when each of them is
+ * one object of exactly the one member cut, the line is those members, in
+ * that order (the text `{m1,...,mk}` is the line's tail, and JSON reads a
+ * list of members joined by commas as the members of each). Anything
+ * else (a space after a comma, a piece that does not parse, a key of the
+ * head) gives NULL: the line goes to jansson whole, and its warning is
+ * jansson's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+#define MAX_MEMBERS 64			/* in a line, at most: more go whole */
+#define MAX_KEPT 4096			/* members kept per reading thread, at most */
+#define MAX_KEPT_BYTES (256u << 10)	/* their text, at most */
+#define MAX_MEMBER_BYTES 2048		/* a longer member is never kept */
+
+struct rep_member {
+	struct rep_tkey key;	/* first; its text is malloc's */
+	json_t *one;		/* {member}: its only key and value */
+	const char *k;
+	json_t *v;
+	bool used;		/* since the last sweep */
+};
+
+/* Where the value that starts at s[i] ends: the index of the comma after
+ * it or of the object's closing brace, 0 when there is neither (or a
+ * string is not closed). Strings are skipped whole: a quote inside one is
+ * escaped, after an odd number of backslashes. */
+static size_t value_end(const char *s, size_t i, size_t n)
+{
+	int depth = 0;
+	while (i < n) {
+		char ch = s[i];
+		if (ch == '"') {
+			const char *open = s + i + 1, *p = open;
+			for (;;) {
+				const char *q = memchr(p, '"', (size_t)(s + n - p));
+				if (q == NULL)
+					return 0;
+				const char *b = q;
+				while (b > open && b[-1] == '\\')
+					b--;
+				p = q + 1;
+				if (((q - b) & 1) == 0)
+					break;
+			}
+			i = (size_t)(p - s);
+			continue;
+		}
+		if (ch == '{' || ch == '[') {
+			depth++;
+		} else if (ch == '}' || ch == ']') {
+			if (depth == 0)
+				return ch == '}' ? i : 0;
+			depth--;
+		} else if (ch == ',' && depth == 0) {
+			return i;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static bool is_head_key(const char *k)
+{
+	return strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 || strcmp(k, "mono") == 0 ||
+	       strcmp(k, "tid") == 0;
+}
+
+static void member_free(struct rep_member *x)
+{
+	json_decref(x->one);
+	free((char *)x->key.text);
+	free(x);
+}
+
+/* Makes room: the members not used since the last sweep go, and when
+ * that is not enough, all of them (the files read next keep what they
+ * use). */
+static void sweep(struct rep_mcache *t)
+{
+	bool was = ht_rep__scratch_set(false);
+	size_t kept = 0;
+	struct rep_tkey **keep = malloc(t->tab.n * sizeof(*keep));
+	for (size_t i = 0; i < t->tab.cap; i++) {
+		struct rep_member *x = (struct rep_member *)t->tab.slot[i];
+		t->tab.slot[i] = NULL;
+		if (x == NULL)
+			continue;
+		if (x->used && keep != NULL) {
+			x->used = false;
+			keep[kept++] = &x->key;
+		} else {
+			t->bytes -= x->key.len;
+			member_free(x);
+		}
+	}
+	t->tab.n = 0;
+	if (kept > MAX_KEPT / 2 || t->bytes > MAX_KEPT_BYTES / 2) {
+		for (size_t i = 0; i < kept; i++) {
+			t->bytes -= keep[i]->len;
+			member_free((struct rep_member *)keep[i]);
+		}
+		kept = 0;
+	}
+	for (size_t i = 0; i < kept; i++)
+		*ht_rep__ttab_slot(&t->tab, keep[i]->text, keep[i]->len, keep[i]->hash) = keep[i];
+	t->tab.n = kept;
+	free(keep);
+	ht_rep__scratch_set(was);
+}
+
+/* The member m (n bytes) parsed alone, into memory of its own: NULL when
+ * it is not one object of exactly one member. */
+static struct rep_member *member_new(const char *m, size_t n, uint64_t h)
+{
+	char *obj = malloc(n + 2);
+	struct rep_member *x = malloc(sizeof(*x));
+	char *text = malloc(n);
+	if (obj == NULL || x == NULL || text == NULL) {
+		free(obj);
+		free(x);
+		free(text);
+		return NULL;
+	}
+	obj[0] = '{';
+	memcpy(obj + 1, m, n);
+	obj[n + 1] = '}';
+	bool was = ht_rep__scratch_set(false);
+	json_t *one = json_loadb(obj, n + 2, 0, NULL);
+	ht_rep__scratch_set(was);
+	free(obj);
+	void *it = json_object_iter(one);
+	if (it == NULL || json_object_size(one) != 1) {
+		bool w = ht_rep__scratch_set(false);
+		json_decref(one);
+		ht_rep__scratch_set(w);
+		free(x);
+		free(text);
+		return NULL;
+	}
+	memcpy(text, m, n);
+	*x = (struct rep_member){ { text, (uint32_t)n, h }, one, json_object_iter_key(it),
+				  json_object_iter_value(it), false };
+	return x;
+}
+
+json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n)
+{
+	struct rep_mcache *t = &c->members;
+	struct {
+		const struct rep_member *kept;	/* NULL: in the batch */
+	} mem[MAX_MEMBERS];
+	size_t nmem = 0, nbatch = 0, batch_bytes = 0;
+	uint32_t off[MAX_MEMBERS], len[MAX_MEMBERS];
+
+	if (n < 2 || s[0] != '"' || s[n - 1] != '}')
+		return NULL;
+	/* Room first (a sweep during the line would free what it found). */
+	if (t->tab.n + MAX_MEMBERS > MAX_KEPT || t->bytes + n > MAX_KEPT_BYTES)
+		sweep(t);
+	/* The cuts, and each member found in the cache or not. */
+	for (size_t i = 0; i < n;) {
+		if (nmem == MAX_MEMBERS || s[i] != '"')
+			return NULL;
+		size_t e = value_end(s, i, n);
+		if (e <= i || (s[e] == '}' && e != n - 1))
+			return NULL;	/* (the object's brace ends the line) */
+		const char *m = s + i;
+		size_t mn = e - i;
+		uint64_t h = ht_rep_hash(m, mn);
+		struct rep_member *x = NULL;
+		if (t->tab.cap != 0)
+			x = (struct rep_member *)*ht_rep__ttab_slot(&t->tab, m, mn, h);
+		if (x == NULL && mn <= MAX_MEMBER_BYTES && ht_rep__seen_before(&c->lines, h)) {
+			if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 1024))
+				return NULL;
+			x = member_new(m, mn, h);
+			if (x == NULL)
+				return NULL;
+			*ht_rep__ttab_slot(&t->tab, m, mn, h) = &x->key;
+			t->tab.n++;
+			t->bytes += mn;
+		}
+		if (x != NULL) {
+			x->used = true;
+		} else {
+			nbatch++;
+			batch_bytes += mn + 1;
+		}
+		mem[nmem].kept = x;
+		off[nmem] = (uint32_t)i;
+		len[nmem] = (uint32_t)mn;
+		nmem++;
+		i = e + 1;	/* past the comma (or the closing brace: the end) */
+	}
+	/* The new members, together. */
+	json_t *batch = NULL;
+	void *it = NULL;
+	if (nbatch > 0) {
+		char small[4096];
+		char *b = batch_bytes + 1 <= sizeof(small) ? small : malloc(batch_bytes + 1);
+		if (b == NULL)
+			return NULL;
+		size_t k = 0;
+		b[k++] = '{';
+		for (size_t i = 0; i < nmem; i++) {
+			if (mem[i].kept != NULL)
+				continue;
+			if (k > 1)
+				b[k++] = ',';
+			memcpy(b + k, s + off[i], len[i]);
+			k += len[i];
+		}
+		b[k++] = '}';
+		batch = json_loadb(b, k, 0, NULL);
+		if (b != small)
+			free(b);
+		if (json_object_size(batch) != nbatch) {
+			json_decref(batch);
+			return NULL;	/* not objects, or a key twice: jansson's, whole */
+		}
+		it = json_object_iter(batch);
+	}
+	/* The line's object, member after member. */
+	json_t *o = json_object();
+	if (o == NULL) {
+		json_decref(batch);
+		return NULL;
+	}
+	for (size_t i = 0; i < nmem; i++) {
+		const char *k;
+		json_t *v;
+		if (mem[i].kept != NULL) {
+			k = mem[i].kept->k;
+			v = mem[i].kept->v;
+		} else {
+			k = json_object_iter_key(it);
+			v = json_object_iter_value(it);
+			it = json_object_iter_next(batch, it);
+		}
+		if (is_head_key(k) || json_object_set(o, k, v) != 0) {
+			json_decref(o);
+			json_decref(batch);
+			return NULL;
+		}
+	}
+	json_decref(batch);
+	return o;
+}
+
+void ht_rep__members_free(struct rep_mcache *t)
+{
+	bool was = ht_rep__scratch_set(false);
+	for (size_t i = 0; i < t->tab.cap; i++)
+		if (t->tab.slot[i] != NULL)
+			member_free((struct rep_member *)t->tab.slot[i]);
+	ht_rep__scratch_set(was);
+	free(t->tab.slot);
+	memset(t, 0, sizeof(*t));
+}
