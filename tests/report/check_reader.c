@@ -435,7 +435,7 @@ static void same_as_jansson(struct rep_rctx *c, const char *tail, bool must)
 	json_t *whole = json_loadb(line, strlen(line), 0, NULL);
 	json_object_del(whole, "t");
 	for (int round = 0; round < 3; round++) {
-		json_t *o = ht_rep__members_parse(c, tail, strlen(tail));
+		json_t *o = ht_rep__members_parse(c, tail, strlen(tail), true);
 		if (must)
 			ck_assert_msg(o != NULL, "'%s' refused (round %d)", tail, round);
 		if (o == NULL)
@@ -472,7 +472,7 @@ START_TEST(test_members_as_jansson)
 		"\"a\":\"\\x\"}", "\"a\":1 }", "\"a\":\"b\" ,\"c\":1}",
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		same_as_jansson(&c, ok[i], i != 3 && i != 5);	/* (a key twice; spaces) */
+		same_as_jansson(&c, ok[i], i != 3 && i != 5 && i != 6);	/* (a key twice; spaces) */
 	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++)
 		same_as_jansson(&c, any[i], false);
 	/* Each valid tail with one byte changed or left out. */

@@ -32,8 +32,7 @@
 
 struct rep_member {
 	struct rep_tkey key;	/* first; its text is malloc's */
-	json_t *one;		/* {member}: its only key and value */
-	const char *k;
+	char *k;		/* the key and value read (malloc's) */
 	json_t *v;
 	bool used;		/* since the last sweep */
 };
@@ -79,13 +78,14 @@ static size_t value_end(const char *s, size_t i, size_t n)
 
 static bool is_head_key(const char *k)
 {
-	return strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 || strcmp(k, "mono") == 0 ||
-	       strcmp(k, "tid") == 0;
+	return (k[0] == 't' || k[0] == 'm') && (strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 ||
+						strcmp(k, "mono") == 0 || strcmp(k, "tid") == 0);
 }
 
 static void member_free(struct rep_member *x)
 {
-	json_decref(x->one);
+	json_decref(x->v);
+	free(x->k);
 	free((char *)x->key.text);
 	free(x);
 }
@@ -126,46 +126,40 @@ static void sweep(struct rep_mcache *t)
 	ht_rep__scratch_set(was);
 }
 
-/* The member m (n bytes) parsed alone, into memory of its own: NULL when
- * it is not one object of exactly one member. */
-static struct rep_member *member_new(const char *m, size_t n, uint64_t h)
+/* Keeps the member whose text is m (n bytes) as jansson read it (k, v:
+ * in the line's memory, copied into memory of its own). */
+static void member_keep(struct rep_mcache *t, const char *m, size_t n, uint64_t h,
+			const char *k, json_t *v)
 {
-	char *obj = malloc(n + 2);
-	struct rep_member *x = malloc(sizeof(*x));
-	char *text = malloc(n);
-	if (obj == NULL || x == NULL || text == NULL) {
-		free(obj);
-		free(x);
-		free(text);
-		return NULL;
-	}
-	obj[0] = '{';
-	memcpy(obj + 1, m, n);
-	obj[n + 1] = '}';
+	if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 1024))
+		return;
 	bool was = ht_rep__scratch_set(false);
-	json_t *one = json_loadb(obj, n + 2, 0, NULL);
-	ht_rep__scratch_set(was);
-	free(obj);
-	void *it = json_object_iter(one);
-	if (it == NULL || json_object_size(one) != 1) {
-		bool w = ht_rep__scratch_set(false);
-		json_decref(one);
-		ht_rep__scratch_set(w);
+	struct rep_member *x = malloc(sizeof(*x));
+	char *text = malloc(n), *key = strdup(k);
+	json_t *copy = json_deep_copy(v);
+	if (x == NULL || text == NULL || key == NULL || copy == NULL) {
 		free(x);
 		free(text);
-		return NULL;
+		free(key);
+		json_decref(copy);
+		ht_rep__scratch_set(was);
+		return;
 	}
+	ht_rep__scratch_set(was);
 	memcpy(text, m, n);
-	*x = (struct rep_member){ { text, (uint32_t)n, h }, one, json_object_iter_key(it),
-				  json_object_iter_value(it), false };
-	return x;
+	*x = (struct rep_member){ { text, (uint32_t)n, h }, key, copy, true };
+	*ht_rep__ttab_slot(&t->tab, m, n, h) = &x->key;
+	t->tab.n++;
+	t->bytes += n;
 }
 
-json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n)
+json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool event)
 {
 	struct rep_mcache *t = &c->members;
 	struct {
 		const struct rep_member *kept;	/* NULL: in the batch */
+		uint64_t hash;
+		bool keep;			/* seen before: kept once read */
 	} mem[MAX_MEMBERS];
 	size_t nmem = 0, nbatch = 0, batch_bytes = 0;
 	uint32_t off[MAX_MEMBERS], len[MAX_MEMBERS];
@@ -188,23 +182,16 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n)
 		struct rep_member *x = NULL;
 		if (t->tab.cap != 0)
 			x = (struct rep_member *)*ht_rep__ttab_slot(&t->tab, m, mn, h);
-		if (x == NULL && mn <= MAX_MEMBER_BYTES && ht_rep__seen_before(&c->lines, h)) {
-			if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 1024))
-				return NULL;
-			x = member_new(m, mn, h);
-			if (x == NULL)
-				return NULL;
-			*ht_rep__ttab_slot(&t->tab, m, mn, h) = &x->key;
-			t->tab.n++;
-			t->bytes += mn;
-		}
+		mem[nmem].keep = false;
 		if (x != NULL) {
 			x->used = true;
 		} else {
 			nbatch++;
 			batch_bytes += mn + 1;
+			mem[nmem].keep = mn <= MAX_MEMBER_BYTES && ht_rep__seen_before(&c->lines, h);
 		}
 		mem[nmem].kept = x;
+		mem[nmem].hash = h;
 		off[nmem] = (uint32_t)i;
 		len[nmem] = (uint32_t)mn;
 		nmem++;
@@ -254,8 +241,11 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n)
 			k = json_object_iter_key(it);
 			v = json_object_iter_value(it);
 			it = json_object_iter_next(batch, it);
+			/* a new member seen before: kept as read here */
+			if (mem[i].keep && t->tab.n < MAX_KEPT && t->bytes + len[i] <= MAX_KEPT_BYTES)
+				member_keep(t, s + off[i], len[i], mem[i].hash, k, v);
 		}
-		if (is_head_key(k) || json_object_set(o, k, v) != 0) {
+		if ((event && is_head_key(k)) || json_object_set(o, k, v) != 0) {
 			json_decref(o);
 			json_decref(batch);
 			return NULL;
