@@ -111,9 +111,9 @@ static struct rep_tail *tail_of(struct rep_rctx *c, const char *s, size_t n)
 }
 
 /* Head fields of a thread line into d; false when it is not p's main thread. */
-static bool thread_head(struct rep_proc *p, struct rep_dump *d, json_t *o)
+/* The thread line's members read (o), of type t. */
+static bool thread_head(struct rep_proc *p, struct rep_dump *d, json_t *o, const char *t)
 {
-	const char *t = json_string_value(json_object_get(o, "t"));
 	int main = ht_rep__bool(o, "main");
 	if (t == NULL || strcmp(t, "thread") != 0 ||
 	    (main == 0 || (main < 0 && ht_rep__int(o, "tid") != p->pid)))
@@ -183,12 +183,17 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 	const char *s = c->buf + l->off;
 	const char *cut = memmem(s, l->len, ",\"frames\":[", 11);
 	if (cut != NULL && (size_t)(cut - s) < MAX_HEAD) {
+		static const char t[] = "{\"t\":\"thread\",";
 		char head[MAX_HEAD + 2];
 		size_t hn = skip_times(s, (size_t)(cut - s), head);
 		head[hn] = '}';
-		json_t *o = json_loadb(head, hn + 1, 0, NULL);
+		/* Its members after the times, the repeated ones parsed once. */
+		json_t *o = hn < (size_t)(cut - s) ?
+			    ht_rep__members_parse(c, head + sizeof(t) - 1, hn + 2 - sizeof(t), true) :
+			    json_loadb(head, hn + 1, 0, NULL);
 		if (json_is_object(o)) {
-			bool ok = thread_head(p, d, o);
+			const char *type = json_string_value(json_object_get(o, "t"));
+			bool ok = thread_head(p, d, o, hn < (size_t)(cut - s) ? "thread" : type);
 			json_decref(o);
 			if (!ok)
 				return;
@@ -203,7 +208,7 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 	}
 	/* The whole line, the slow way. */
 	json_t *o = ht_rep__parse_at(c, l);
-	if (o == NULL || !thread_head(p, d, o)) {
+	if (o == NULL || !thread_head(p, d, o, json_string_value(json_object_get(o, "t")))) {
 		json_decref(o);
 		return;
 	}

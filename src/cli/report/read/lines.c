@@ -262,7 +262,7 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 		x = (struct rep_ltail *)*ht_rep__ttab_slot(&t->tab, ts, tn, h);
 	if (x == NULL) {
 		if (!ht_rep__seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
-			return *own = ht_rep__members_parse(c, ts, tn, true);
+			return *own = ht_rep__members_parse(c, ts, tn, false);
 		if (t->tab.n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
 			drop_kept(t);	/* full: the next files start again */
 		if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 1024))

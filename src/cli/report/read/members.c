@@ -76,10 +76,11 @@ static size_t value_end(const char *s, size_t i, size_t n)
 	return 0;
 }
 
-static bool is_head_key(const char *k)
+static bool is_head_key(const char *k, bool tid_ok)
 {
-	return (k[0] == 't' || k[0] == 'm') && (strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 ||
-						strcmp(k, "mono") == 0 || strcmp(k, "tid") == 0);
+	return (k[0] == 't' || k[0] == 'm') &&
+	       (strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 || strcmp(k, "mono") == 0 ||
+		(!tid_ok && strcmp(k, "tid") == 0));
 }
 
 static void member_free(struct rep_member *x)
@@ -153,7 +154,7 @@ static void member_keep(struct rep_mcache *t, const char *m, size_t n, uint64_t 
 	t->bytes += n;
 }
 
-json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool event)
+json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool tid_ok)
 {
 	struct rep_mcache *t = &c->members;
 	struct {
@@ -245,7 +246,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool 
 			if (mem[i].keep && t->tab.n < MAX_KEPT && t->bytes + len[i] <= MAX_KEPT_BYTES)
 				member_keep(t, s + off[i], len[i], mem[i].hash, k, v);
 		}
-		if ((event && is_head_key(k)) || json_object_set(o, k, v) != 0) {
+		if (is_head_key(k, tid_ok) || json_object_set(o, k, v) != 0) {
 			json_decref(o);
 			json_decref(batch);
 			return NULL;

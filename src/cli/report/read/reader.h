@@ -129,11 +129,12 @@ void ht_rep__lines_free(struct rep_lcache *t);
 /* True when the hash was seen before by this reading thread; notes it
  * otherwise (lines.c). */
 bool ht_rep__seen_before(struct rep_lcache *t, uint64_t h);
-/* A new tail (`"key":value,...}`, n bytes) as an object of its own (the
- * caller's to free), its repeated members parsed once; NULL when it is
- * to be parsed whole (members.c), as when an event's tail has a key of
- * its head. */
-json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool event);
+/* A line's members after its head (`"key":value,...}`, n bytes) as an
+ * object of its own (the caller's to free), its repeated members parsed
+ * once; NULL when the line is to be parsed whole (members.c), as when
+ * they name a key of the head again (t, ts, mono; tid unless tid_ok:
+ * the head of a header or thread line has none). */
+json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool tid_ok);
 void ht_rep__members_free(struct rep_mcache *t);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
