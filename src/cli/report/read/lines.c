@@ -85,17 +85,26 @@ static bool is_head_key(const char *k)
 	       strcmp(k, "tid") == 0;
 }
 
-/* The tail {"...} parsed into memory of its own (not the line's scratch):
- * NULL when it does not parse or holds a key of the head. */
-static json_t *parse_tail(const char *s, size_t n)
+/* The tail {"...} parsed into memory of its own (not the line's scratch),
+ * member by member (its members are often those of other tails: a host's
+ * facts, but another host), or else whole: NULL when it does not parse
+ * or holds a key of the head. */
+static json_t *parse_tail(struct rep_rctx *c, const char *s, size_t n)
 {
+	bool was = ht_rep__scratch_set(false);
+	json_t *o = ht_rep__members_parse(c, s, n, false);
+	if (o != NULL) {
+		ht_rep__scratch_set(was);
+		return o;
+	}
 	char *obj = malloc(n + 1);
-	if (obj == NULL)
+	if (obj == NULL) {
+		ht_rep__scratch_set(was);
 		return NULL;
+	}
 	obj[0] = '{';
 	memcpy(obj + 1, s, n);
-	bool was = ht_rep__scratch_set(false);
-	json_t *o = json_loadb(obj, n + 1, 0, NULL);
+	o = json_loadb(obj, n + 1, 0, NULL);
 	free(obj);
 	const char *k;
 	json_t *v;
@@ -275,7 +284,7 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 			return NULL;
 		}
 		memcpy(text, ts, tn);
-		*x = (struct rep_ltail){ { text, (uint32_t)tn, h }, parse_tail(ts, tn) };
+		*x = (struct rep_ltail){ { text, (uint32_t)tn, h }, parse_tail(c, ts, tn) };
 		*ht_rep__ttab_slot(&t->tab, ts, tn, h) = &x->key;
 		t->tab.n++;
 		t->bytes += tn;
