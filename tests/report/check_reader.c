@@ -435,7 +435,7 @@ static void same_as_jansson(struct rep_rctx *c, const char *tail, bool must)
 	json_t *whole = json_loadb(line, strlen(line), 0, NULL);
 	json_object_del(whole, "t");
 	for (int round = 0; round < 3; round++) {
-		json_t *o = ht_rep__members_parse(c, tail, strlen(tail), false);
+		json_t *o = ht_rep__members_parse(c, tail, strlen(tail), REP_MEMBERS_EVENT);
 		if (must)
 			ck_assert_msg(o != NULL, "'%s' refused (round %d)", tail, round);
 		if (o == NULL)
@@ -463,6 +463,9 @@ START_TEST(test_members_as_jansson)
 		"\"a\": 1 ,\"b\":[ 1 , 2 ]}",
 		"\"\\u006b\":1,\"k\":2}",
 		"\"x\":[]}", "\"x\":{}}",
+		"\"cmd\":[\"a\"],\"env\":{\"MASTER_ADDR\":\"10.0.0.1\",\"RANK\":\"3\","
+		"\"NCCL_SOCKET_IFNAME\":\"ens5\",\"X\":{\"y\":[1,{\"z\":\"}\"}]},\"t\":\"inner\","
+		"\"ts\":1,\"B\":\"\\\"q\\\"\"},\"n\":1}",
 	};
 	static const char *any[] = {
 		"\"a\":1, \"b\":2}", "\"a\":1,}", "\"a\":1", "\"a\":1}}", "\"a\":[1}", "\"a\":{1]}",

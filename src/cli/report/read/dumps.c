@@ -189,7 +189,8 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 		head[hn] = '}';
 		/* Its members after the times, the repeated ones parsed once. */
 		json_t *o = hn < (size_t)(cut - s) ?
-			    ht_rep__members_parse(c, head + sizeof(t) - 1, hn + 2 - sizeof(t), true) :
+			    ht_rep__members_parse(c, head + sizeof(t) - 1, hn + 2 - sizeof(t),
+						  REP_MEMBERS_NO_TID) :
 			    json_loadb(head, hn + 1, 0, NULL);
 		if (json_is_object(o)) {
 			const char *type = json_string_value(json_object_get(o, "t"));

@@ -92,7 +92,7 @@ static bool is_head_key(const char *k)
 static json_t *parse_tail(struct rep_rctx *c, const char *s, size_t n)
 {
 	bool was = ht_rep__scratch_set(false);
-	json_t *o = ht_rep__members_parse(c, s, n, false);
+	json_t *o = ht_rep__members_parse(c, s, n, REP_MEMBERS_EVENT);
 	if (o != NULL) {
 		ht_rep__scratch_set(was);
 		return o;
@@ -264,14 +264,14 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 	const char *ts = s + cut + 1;
 	size_t tn = n - cut - 1;
 	if (strcmp(hd->type, "header") == 0)	/* its own, always */
-		return *own = ht_rep__members_parse(c, ts, tn, true);
+		return *own = ht_rep__members_parse(c, ts, tn, REP_MEMBERS_NO_TID);
 	uint64_t h = ht_rep_hash(ts, tn);
 	struct rep_ltail *x = NULL;
 	if (t->tab.cap != 0)
 		x = (struct rep_ltail *)*ht_rep__ttab_slot(&t->tab, ts, tn, h);
 	if (x == NULL) {
 		if (!ht_rep__seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
-			return *own = ht_rep__members_parse(c, ts, tn, false);
+			return *own = ht_rep__members_parse(c, ts, tn, REP_MEMBERS_EVENT);
 		if (t->tab.n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
 			drop_kept(t);	/* full: the next files start again */
 		if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 1024))

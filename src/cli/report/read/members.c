@@ -29,6 +29,7 @@
 #define MAX_KEPT 4096			/* members kept per reading thread, at most */
 #define MAX_KEPT_BYTES (256u << 10)	/* their text, at most */
 #define MAX_MEMBER_BYTES 2048		/* a longer member is never kept */
+#define MIN_INNER 96			/* a new object value this long: by members */
 
 struct rep_member {
 	struct rep_tkey key;	/* first; its text is malloc's */
@@ -76,11 +77,30 @@ static size_t value_end(const char *s, size_t i, size_t n)
 	return 0;
 }
 
-static bool is_head_key(const char *k, bool tid_ok)
+/* A key the line's head has already (enum rep_members). */
+static bool is_head_key(const char *k, enum rep_members what)
 {
-	return (k[0] == 't' || k[0] == 'm') &&
+	return what != REP_MEMBERS_INNER && (k[0] == 't' || k[0] == 'm') &&
 	       (strcmp(k, "t") == 0 || strcmp(k, "ts") == 0 || strcmp(k, "mono") == 0 ||
-		(!tid_ok && strcmp(k, "tid") == 0));
+		(what == REP_MEMBERS_EVENT && strcmp(k, "tid") == 0));
+}
+
+/* The key of the member m (n bytes) into key (cap bytes) and where its
+ * value starts, when the key is printable ASCII without a backslash (so
+ * its text is the key); 0 when not. */
+static size_t key_of(const char *m, size_t n, char *key, size_t cap)
+{
+	size_t k = 1;
+	while (k < n && k < cap && m[k] != '"') {
+		if (m[k] < 0x20 || m[k] > 0x7e || m[k] == '\\')
+			return 0;
+		k++;
+	}
+	if (k >= n - 1 || k >= cap || m[k] != '"' || m[k + 1] != ':')
+		return 0;
+	memcpy(key, m + 1, k - 1);
+	key[k - 1] = '\0';
+	return k + 2;
 }
 
 static void member_free(struct rep_member *x)
@@ -154,29 +174,34 @@ static void member_keep(struct rep_mcache *t, const char *m, size_t n, uint64_t 
 	t->bytes += n;
 }
 
-json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool tid_ok)
+json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
+			      enum rep_members what)
 {
 	struct rep_mcache *t = &c->members;
 	struct {
-		const struct rep_member *kept;	/* NULL: in the batch */
+		const struct rep_member *kept;	/* NULL: in the batch or inner */
+		json_t *inner;			/* a long object, read the same way */
 		uint64_t hash;
 		bool keep;			/* seen before: kept once read */
 	} mem[MAX_MEMBERS];
+	char key[MAX_MEMBERS][64];
 	size_t nmem = 0, nbatch = 0, batch_bytes = 0;
 	uint32_t off[MAX_MEMBERS], len[MAX_MEMBERS];
 
 	if (n < 2 || s[0] != '"' || s[n - 1] != '}')
 		return NULL;
-	/* Room first (a sweep during the line would free what it found). */
-	if (t->tab.n + MAX_MEMBERS > MAX_KEPT || t->bytes + n > MAX_KEPT_BYTES)
+	/* Room first (a sweep during the line would free what it found), for
+	 * the line and the objects inside it, read the same way (one level). */
+	if (what != REP_MEMBERS_INNER &&
+	    (t->tab.n + 2 * MAX_MEMBERS > MAX_KEPT || t->bytes + n > MAX_KEPT_BYTES))
 		sweep(t);
 	/* The cuts, and each member found in the cache or not. */
 	for (size_t i = 0; i < n;) {
 		if (nmem == MAX_MEMBERS || s[i] != '"')
-			return NULL;
+			goto refused;
 		size_t e = value_end(s, i, n);
 		if (e <= i || (s[e] == '}' && e != n - 1))
-			return NULL;	/* (the object's brace ends the line) */
+			goto refused;	/* (the object's brace ends the line) */
 		const char *m = s + i;
 		size_t mn = e - i;
 		uint64_t h = ht_rep_hash(m, mn);
@@ -184,8 +209,15 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool 
 		if (t->tab.cap != 0)
 			x = (struct rep_member *)*ht_rep__ttab_slot(&t->tab, m, mn, h);
 		mem[nmem].keep = false;
+		mem[nmem].inner = NULL;
+		size_t v;
 		if (x != NULL) {
 			x->used = true;
+		} else if (what != REP_MEMBERS_INNER && mn > MIN_INNER &&
+			   (v = key_of(m, mn, key[nmem], sizeof(key[nmem]))) != 0 && m[v] == '{' &&
+			   (mem[nmem].inner = ht_rep__members_parse(c, m + v + 1, mn - v - 1,
+								    REP_MEMBERS_INNER)) != NULL) {
+			/* its members apart: its own new ones in a call of their own */
 		} else {
 			nbatch++;
 			batch_bytes += mn + 1;
@@ -205,11 +237,11 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool 
 		char small[4096];
 		char *b = batch_bytes + 1 <= sizeof(small) ? small : malloc(batch_bytes + 1);
 		if (b == NULL)
-			return NULL;
+			goto refused;
 		size_t k = 0;
 		b[k++] = '{';
 		for (size_t i = 0; i < nmem; i++) {
-			if (mem[i].kept != NULL)
+			if (mem[i].kept != NULL || mem[i].inner != NULL)
 				continue;
 			if (k > 1)
 				b[k++] = ',';
@@ -222,7 +254,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool 
 			free(b);
 		if (json_object_size(batch) != nbatch) {
 			json_decref(batch);
-			return NULL;	/* not objects, or a key twice: jansson's, whole */
+			goto refused;	/* not objects, or a key twice: jansson's, whole */
 		}
 		it = json_object_iter(batch);
 	}
@@ -230,7 +262,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool 
 	json_t *o = json_object();
 	if (o == NULL) {
 		json_decref(batch);
-		return NULL;
+		goto refused;
 	}
 	for (size_t i = 0; i < nmem; i++) {
 		const char *k;
@@ -238,6 +270,9 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool 
 		if (mem[i].kept != NULL) {
 			k = mem[i].kept->k;
 			v = mem[i].kept->v;
+		} else if (mem[i].inner != NULL) {
+			k = key[i];
+			v = mem[i].inner;
 		} else {
 			k = json_object_iter_key(it);
 			v = json_object_iter_value(it);
@@ -246,14 +281,20 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool 
 			if (mem[i].keep && t->tab.n < MAX_KEPT && t->bytes + len[i] <= MAX_KEPT_BYTES)
 				member_keep(t, s + off[i], len[i], mem[i].hash, k, v);
 		}
-		if (is_head_key(k, tid_ok) || json_object_set(o, k, v) != 0) {
+		if (is_head_key(k, what) || json_object_set(o, k, v) != 0) {
 			json_decref(o);
 			json_decref(batch);
-			return NULL;
+			goto refused;
 		}
 	}
 	json_decref(batch);
+	for (size_t i = 0; i < nmem; i++)
+		json_decref(mem[i].inner);	/* (o holds them) */
 	return o;
+refused:
+	for (size_t i = 0; i < nmem; i++)
+		json_decref(mem[i].inner);
+	return NULL;
 }
 
 void ht_rep__members_free(struct rep_mcache *t)

@@ -129,12 +129,16 @@ void ht_rep__lines_free(struct rep_lcache *t);
 /* True when the hash was seen before by this reading thread; notes it
  * otherwise (lines.c). */
 bool ht_rep__seen_before(struct rep_lcache *t, uint64_t h);
+/* Whose members (members.c): an event line's after its head, which has
+ * t, ts, mono and tid; a header's or thread line's, whose head has no
+ * tid; an object's inside a line (any key). */
+enum rep_members { REP_MEMBERS_EVENT, REP_MEMBERS_NO_TID, REP_MEMBERS_INNER };
 /* A line's members after its head (`"key":value,...}`, n bytes) as an
  * object of its own (the caller's to free), its repeated members parsed
  * once; NULL when the line is to be parsed whole (members.c), as when
- * they name a key of the head again (t, ts, mono; tid unless tid_ok:
- * the head of a header or thread line has none). */
-json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n, bool tid_ok);
+ * they name a key of the head again. */
+json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
+			      enum rep_members what);
 void ht_rep__members_free(struct rep_mcache *t);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
