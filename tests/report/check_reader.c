@@ -421,6 +421,27 @@ START_TEST(test_numbers_as_jansson)
 		}
 		json_decref(a);
 	}
+	/* Numbers as the library writes them (%.6f) and others, many of them. */
+	static const char *fmt[] = { "%.6f", "%.3f", "%.1f", "%.15f", "%.17g", "%.9f", "%.0f" };
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 60000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double v = (double)(x >> 11) / (double)(1ull << 53);
+		v *= (i % 3 == 0) ? 2e9 : (i % 3 == 1) ? 1e4 : 1.0;
+		if (i % 5 == 0)
+			v = -v;
+		char num[64], buf[80];
+		snprintf(num, sizeof(num), fmt[i % 7], v);
+		snprintf(buf, sizeof(buf), "[%s]", num);
+		double d = 0;
+		int64_t n = 0;
+		ck_assert_msg(ht_rep__number_of(num, strlen(num), &d, &n), "'%s' not read", num);
+		json_t *a = json_loadb(buf, strlen(buf), 0, NULL);
+		double j = json_number_value(json_array_get(a, 0));
+		ck_assert_msg(memcmp(&d, &j, sizeof(d)) == 0, "'%s': %a, jansson %a", num, d, j);
+		ck_assert_msg(n == ht_rep__int_of(json_array_get(a, 0)), "'%s' as an integer", num);
+		json_decref(a);
+	}
 }
 END_TEST
 
@@ -435,6 +456,7 @@ static void same_as_jansson(struct rep_rctx *c, const char *tail, bool must)
 	json_t *whole = json_loadb(line, strlen(line), 0, NULL);
 	json_object_del(whole, "t");
 	for (int round = 0; round < 3; round++) {
+		c->file = (uint32_t)round;	/* (a member is kept once seen in another file) */
 		json_t *o = ht_rep__members_parse(c, tail, strlen(tail), REP_MEMBERS_EVENT);
 		if (must)
 			ck_assert_msg(o != NULL, "'%s' refused (round %d)", tail, round);

@@ -133,29 +133,38 @@ static json_t *parse_tail(struct rep_rctx *c, const char *s, size_t n)
  * a microsecond on each head, most of it around strtod.) */
 static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 {
+	static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+					1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+					1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 	char buf[64];
-	size_t k = 0;
-	bool integer = true;
+	size_t k = 0, ndigits = 0, nfrac = 0;
+	uint64_t m = 0;		/* the digits, while there are at most 19 */
+	bool integer = true, neg = false;
 
 	if (n == 0 || n >= sizeof(buf))
 		return false;
-	if (s[k] == '-')
+	if (s[k] == '-') {
+		neg = true;
 		k++;
-	if (k < n && s[k] == '0')
+	}
+	if (k < n && s[k] == '0') {
 		k++;
-	else if (k < n && s[k] >= '1' && s[k] <= '9')
-		while (k < n && s[k] >= '0' && s[k] <= '9')
-			k++;
-	else
+	} else if (k < n && s[k] >= '1' && s[k] <= '9') {
+		for (; k < n && s[k] >= '0' && s[k] <= '9'; k++, ndigits++)
+			m = m * 10 + (uint64_t)(s[k] - '0');
+	} else {
 		return false;
+	}
 	if (k < n && s[k] == '.') {
 		size_t f = ++k;
-		while (k < n && s[k] >= '0' && s[k] <= '9')
-			k++;
+		for (; k < n && s[k] >= '0' && s[k] <= '9'; k++, ndigits++)
+			m = m * 10 + (uint64_t)(s[k] - '0');
 		if (k == f)
 			return false;
+		nfrac = k - f;
 		integer = false;
 	}
+	bool exponent = false;
 	if (k < n && (s[k] == 'e' || s[k] == 'E')) {
 		k++;
 		if (k < n && (s[k] == '+' || s[k] == '-'))
@@ -166,9 +175,21 @@ static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 		if (k == f)
 			return false;
 		integer = false;
+		exponent = true;
 	}
 	if (k != n)
 		return false;
+	/* A fraction without exponent whose digits make an integer below 2^53
+	 * and whose fraction has at most 22 digits: m and 10^nfrac are exact
+	 * doubles and their quotient is rounded once, to the nearest, which is
+	 * what strtod's correctly rounded result is (its slow part, a
+	 * multiple-precision division, is most of its time). */
+	if (!integer && !exponent && ndigits <= 19 && m < (1ull << 53) && nfrac <= 22) {
+		double v = (double)m / pow10[nfrac];
+		*d = neg ? -v : v;
+		*i = (int64_t)*d;	/* |v| < 2^53 */
+		return true;
+	}
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	errno = 0;
@@ -223,9 +244,11 @@ static size_t head_of(const char *s, size_t n, struct rep_head *hd)
 	memcpy(hd->type, ty, tn);
 	hd->type[tn] = '\0';
 	bool header = strcmp(hd->type, "header") == 0;
+	/* (a number has no comma: each ends at the first one) */
 	const char *a = q + sizeof(ts) - 1, *end = s + lim;
-	const char *m = memmem(a, (size_t)(end - a), mono, sizeof(mono) - 1);
-	if (m == NULL)
+	const char *m = memchr(a, ',', (size_t)(end - a));
+	if (m == NULL || (size_t)(end - m) < sizeof(mono) - 1 ||
+	    memcmp(m, mono, sizeof(mono) - 1) != 0)
 		return 0;
 	const char *b = m + sizeof(mono) - 1, *d, *e;
 	int64_t unused;
@@ -233,8 +256,9 @@ static size_t head_of(const char *s, size_t n, struct rep_head *hd)
 		d = e = memchr(b, ',', (size_t)(end - b));
 		hd->tid = REP_UNKNOWN;
 	} else {
-		d = memmem(b, (size_t)(end - b), tid, sizeof(tid) - 1);
-		if (d == NULL)
+		d = memchr(b, ',', (size_t)(end - b));
+		if (d == NULL || (size_t)(end - d) < sizeof(tid) - 1 ||
+		    memcmp(d, tid, sizeof(tid) - 1) != 0)
 			return 0;
 		const char *c = d + sizeof(tid) - 1;
 		e = c;

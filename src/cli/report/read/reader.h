@@ -55,9 +55,12 @@ struct rep_lcache {
 };
 
 /* New tails' members, parsed once when they repeat (see members.c). */
+struct rep_mseen;
 struct rep_mcache {
 	struct rep_ttab tab;	/* of struct rep_member */
 	size_t bytes;
+	struct rep_mseen *seen;
+	size_t nseen;
 };
 
 struct rep_rctx {
