@@ -46,8 +46,8 @@ static int find(const char *const *tab, size_t n, const char *s)
 {
 	if (s == NULL)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(tab[i], s) == 0)
+	for (size_t i = 0; i < n; i++)	/* (the first letter first: the report asks per line) */
+		if (tab[i][0] == s[0] && strcmp(tab[i], s) == 0)
 			return (int)i;
 	return -1;
 }
