@@ -28,39 +28,11 @@
 #define MAX_HEAD 256		/* where the tid must be */
 #define MAX_KEPT 2048		/* tails kept per reading thread, at most */
 #define MAX_KEPT_BYTES (512u << 10)	/* their text, at most */
-#define SEEN_SLOTS (1u << 16)	/* hashes of the texts seen (a power of two) */
 
 struct rep_ltail {
 	struct rep_tkey key;	/* first; its text is malloc's */
 	json_t *o;		/* NULL: the line is parsed whole */
 };
-
-/* True when the hash was seen before; notes it otherwise. The table is
- * emptied when half full: a job of a million distinct tails keeps finding
- * the repeated ones among the latest. */
-bool ht_rep__seen_before(struct rep_lcache *t, uint64_t h)
-{
-	if (t->seen == NULL) {
-		t->seen = calloc(SEEN_SLOTS, sizeof(*t->seen));
-		if (t->seen == NULL)
-			return false;
-	}
-	h |= 1;		/* 0 marks an empty slot */
-	size_t k = h & (SEEN_SLOTS - 1);
-	while (t->seen[k] != 0) {
-		if (t->seen[k] == h)
-			return true;
-		k = (k + 1) & (SEEN_SLOTS - 1);
-	}
-	if (t->nseen >= SEEN_SLOTS / 2) {
-		memset(t->seen, 0, SEEN_SLOTS * sizeof(*t->seen));
-		t->nseen = 0;
-		k = h & (SEEN_SLOTS - 1);
-	}
-	t->seen[k] = h;
-	t->nseen++;
-	return false;
-}
 
 /* Forgets every tail kept (their objects: not alive past their line). */
 static void drop_kept(struct rep_lcache *t)
@@ -294,7 +266,8 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
 	if (t->tab.cap != 0)
 		x = (struct rep_ltail *)*ht_rep__ttab_slot(&t->tab, ts, tn, h);
 	if (x == NULL) {
-		if (!ht_rep__seen_before(t, h) || tn > MAX_KEPT_BYTES / 16)
+		uint32_t file = c->file;
+		if (!ht_rep__seen(&t->seen, h, &file) || tn > MAX_KEPT_BYTES / 16)
 			return *own = ht_rep__members_parse(c, ts, tn, REP_MEMBERS_EVENT);
 		if (t->tab.n >= MAX_KEPT || t->bytes + tn > MAX_KEPT_BYTES)
 			drop_kept(t);	/* full: the next files start again */
@@ -320,6 +293,6 @@ void ht_rep__lines_free(struct rep_lcache *t)
 {
 	drop_kept(t);
 	free(t->tab.slot);
-	free(t->seen);
+	ht_rep__seen_free(&t->seen);
 	memset(t, 0, sizeof(*t));
 }

@@ -30,12 +30,7 @@
 #define MAX_KEPT_BYTES (256u << 10)	/* their text, at most */
 #define MAX_MEMBER_BYTES 2048		/* a longer member is never kept */
 #define MIN_INNER 96			/* a new object value this long: by members */
-#define SEEN_SLOTS (1u << 16)		/* members seen (a power of two) */
 
-struct rep_mseen {
-	uint64_t hash;			/* 0: an empty slot */
-	uint32_t file;			/* where it was seen last */
-};
 
 struct rep_member {
 	struct rep_tkey key;	/* first; its text is malloc's */
@@ -117,35 +112,14 @@ static void member_free(struct rep_member *x)
 	free(x);
 }
 
-/* True when the member's hash was seen in another file than this one;
- * notes it otherwise. A rank's own value repeated in its own lines (its
- * rank in the header, then in its NCCL lines) is not kept: the next rank
- * has another. The table is emptied when half full. */
+/* True when the member's hash was seen in another file than this one
+ * (it is noted as seen here). A rank's own value repeated in its own
+ * lines (its rank in the header, then in its NCCL lines) is not kept:
+ * the next rank has another. */
 static bool seen_elsewhere(struct rep_mcache *t, uint64_t h, uint32_t file)
 {
-	if (t->seen == NULL) {
-		t->seen = calloc(SEEN_SLOTS, sizeof(*t->seen));
-		if (t->seen == NULL)
-			return false;
-	}
-	h |= 1;
-	size_t k = h & (SEEN_SLOTS - 1);
-	while (t->seen[k].hash != 0) {
-		if (t->seen[k].hash == h) {
-			bool other = t->seen[k].file != file;
-			t->seen[k].file = file;
-			return other;
-		}
-		k = (k + 1) & (SEEN_SLOTS - 1);
-	}
-	if (t->nseen >= SEEN_SLOTS / 2) {
-		memset(t->seen, 0, SEEN_SLOTS * sizeof(*t->seen));
-		t->nseen = 0;
-		k = h & (SEEN_SLOTS - 1);
-	}
-	t->seen[k] = (struct rep_mseen){ h, file };
-	t->nseen++;
-	return false;
+	uint32_t last = file;
+	return ht_rep__seen(&t->seen, h, &last) && last != file;
 }
 
 /* Makes room: the members not used since the last sweep go, and when
@@ -342,6 +316,6 @@ void ht_rep__members_free(struct rep_mcache *t)
 			member_free((struct rep_member *)t->tab.slot[i]);
 	ht_rep__scratch_set(was);
 	free(t->tab.slot);
-	free(t->seen);
+	ht_rep__seen_free(&t->seen);
 	memset(t, 0, sizeof(*t));
 }

@@ -36,6 +36,18 @@ struct rep_tkey **ht_rep__ttab_slot(const struct rep_ttab *t, const char *s, siz
 /* Doubles the table (to first when empty); false when out of memory. */
 bool ht_rep__ttab_grow(struct rep_ttab *t, size_t first);
 
+/* The hashes of the texts seen, each with the file it was seen in last
+ * (texttab.c). */
+struct rep_seenslot;
+struct rep_seen {
+	struct rep_seenslot *slot;
+	size_t n;
+};
+/* True when h was seen before (*file then set to the file it was seen in
+ * last); notes it as seen in *file. */
+bool ht_rep__seen(struct rep_seen *t, uint64_t h, uint32_t *file);
+void ht_rep__seen_free(struct rep_seen *t);
+
 /* Thread lines' frames, parsed once per distinct text (see parse.c). */
 struct rep_tail {
 	struct rep_tkey key;	/* first */
@@ -50,17 +62,14 @@ struct rep_ltail;
 struct rep_lcache {
 	struct rep_ttab tab;	/* of struct rep_ltail */
 	size_t bytes;
-	uint64_t *seen;
-	size_t nseen;
+	struct rep_seen seen;
 };
 
 /* New tails' members, parsed once when they repeat (see members.c). */
-struct rep_mseen;
 struct rep_mcache {
 	struct rep_ttab tab;	/* of struct rep_member */
 	size_t bytes;
-	struct rep_mseen *seen;
-	size_t nseen;
+	struct rep_seen seen;
 };
 
 struct rep_rctx {
@@ -129,9 +138,6 @@ json_t *ht_rep__split_parse(struct rep_rctx *c, const char *s, size_t n, struct 
  * exactly one number jansson reads. */
 bool ht_rep__number_of(const char *s, size_t n, double *d, int64_t *i);
 void ht_rep__lines_free(struct rep_lcache *t);
-/* True when the hash was seen before by this reading thread; notes it
- * otherwise (lines.c). */
-bool ht_rep__seen_before(struct rep_lcache *t, uint64_t h);
 /* Whose members (members.c): an event line's after its head, which has
  * t, ts, mono and tid; a header's or thread line's, whose head has no
  * tid; an object's inside a line (any key). */

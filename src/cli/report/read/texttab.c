@@ -3,6 +3,8 @@
  * texttab.c: the table of texts of reader.h (struct rep_ttab), open
  * addressing on the texts' hashes, at most half full (the caller grows it
  * first). Entries are the caller's: a struct that begins with its key.
+ * Also the table of the hashes seen (struct rep_seen), which decides what
+ * the parsed-once caches keep.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,4 +43,48 @@ bool ht_rep__ttab_grow(struct rep_ttab *t, size_t first)
 	t->slot = s;
 	t->cap = cap;
 	return true;
+}
+
+#define SEEN_SLOTS (1u << 16)	/* a power of two */
+
+struct rep_seenslot {
+	uint64_t hash;		/* 0: empty */
+	uint32_t file;		/* where it was seen last */
+};
+
+bool ht_rep__seen(struct rep_seen *t, uint64_t h, uint32_t *file)
+{
+	if (t->slot == NULL) {
+		t->slot = calloc(SEEN_SLOTS, sizeof(*t->slot));
+		if (t->slot == NULL)
+			return false;
+	}
+	h |= 1;
+	size_t k = h & (SEEN_SLOTS - 1);
+	while (t->slot[k].hash != 0) {
+		if (t->slot[k].hash == h) {
+			uint32_t last = t->slot[k].file;
+			t->slot[k].file = *file;
+			*file = last;
+			return true;
+		}
+		k = (k + 1) & (SEEN_SLOTS - 1);
+	}
+	/* Emptied when half full: the repeated texts are found again among
+	 * the latest ones. */
+	if (t->n >= SEEN_SLOTS / 2) {
+		memset(t->slot, 0, SEEN_SLOTS * sizeof(*t->slot));
+		t->n = 0;
+		k = h & (SEEN_SLOTS - 1);
+	}
+	t->slot[k] = (struct rep_seenslot){ h, *file };
+	t->n++;
+	return false;
+}
+
+void ht_rep__seen_free(struct rep_seen *t)
+{
+	free(t->slot);
+	t->slot = NULL;
+	t->n = 0;
 }
