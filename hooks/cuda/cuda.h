@@ -92,6 +92,7 @@ void ht__cu_lookup_seen(const char *symbol, int cuda_version, const void *caller
  * (cuda_record.c). */
 void *ht__cuda_dlsym(void *handle, const char *name, void *found);
 void ht__cuda_fork_child(void);
+uint64_t ht__cuda_progress(void);	/* synchronizes that returned */
 void ht__cuda_dump(void);
 
 /* True for the hook ids of this family (cuda.c). */

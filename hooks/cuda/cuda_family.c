@@ -9,6 +9,7 @@ const struct ht_family ht_family_cuda = {
 	.name = "cuda",
 	.fork_child = ht__cuda_fork_child,
 	.dump = ht__cuda_dump,
+	.progress = ht__cuda_progress,
 	.dlsym_prefixes = dlsym_prefixes,
 	.dlsym = ht__cuda_dlsym,
 };

@@ -54,8 +54,17 @@ static struct {
 	char visible[512];		/* CUDA_VISIBLE_DEVICES at cuInit */
 } cu;
 
+/* Synchronizes that returned: progress for a look (families.h). */
+static _Atomic uint64_t syncs_done;
+
+uint64_t ht__cuda_progress(void)
+{
+	return atomic_load_explicit(&syncs_done, memory_order_relaxed);
+}
+
 void ht__cuda_fork_child(void)
 {
+	atomic_store(&syncs_done, 0);
 	/* The child's trace starts from nothing; what the runtime looked up
 	 * before the fork is still what the child's runtime uses. */
 	atomic_store(&cu.touched, false);
@@ -563,6 +572,7 @@ ht_cu_result ht__cu_sync_end(struct ht_cu_span *sp, const struct ht_cu_site *s, 
 	int saved = errno;
 
 	ht_call_leave(&sp->call, r);
+	atomic_fetch_add_explicit(&syncs_done, 1, memory_order_relaxed);
 	if (r == HT_CU_SUCCESS) {
 		if (atomic_load_explicit(&ht__cuda_collective, memory_order_relaxed) &&
 		    !ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) &&

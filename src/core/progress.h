@@ -19,11 +19,23 @@ struct ht_io {
 	bool ok;
 };
 
+/* The main thread's counters from the kernel (/proc/self/task/PID/). */
+struct ht_thread_ctr {
+	bool sched_ok;		/* schedstat was read */
+	bool csw_ok;		/* status was read */
+	int64_t run_ns;		/* time on a CPU */
+	int64_t runq_ns;	/* time runnable, waiting for a CPU */
+	int64_t vcsw;		/* voluntary context switches: waits that ended */
+	int64_t ivcsw;		/* involuntary ones: preempted while it ran */
+};
+
 struct ht_progress {
 	int64_t mono_ns;
 	int64_t cpu_ns;		/* the process's CPU time less the library's */
 	int64_t io;		/* rchar + wchar less the library's */
-	uint64_t ops;		/* the families' completed operations (MPI calls) */
+	int64_t io_calls;	/* syscr + syscw less the library's */
+	uint64_t ops;		/* hooked calls completed (MPI, NCCL, CUDA syncs) */
+	struct ht_thread_ctr main;	/* the main thread's */
 };
 
 /* Reads /proc/self/io (the read itself is counted as the library's);
@@ -35,7 +47,7 @@ ssize_t ht_io_read(struct ht_io *io);
 struct ht_lib_mark {
 	struct ht_io io;
 	ssize_t n;
-	int64_t lib_w;
+	int64_t lib_w, lib_wc;
 };
 void ht_lib_mark_begin(struct ht_lib_mark *m);
 void ht_lib_mark_end(const struct ht_lib_mark *m);
@@ -43,6 +55,8 @@ void ht_lib_mark_end(const struct ht_lib_mark *m);
 int64_t ht_lib_rchar(void);
 int64_t ht_lib_wchar(void);
 int64_t ht_lib_cpu_ns(void);
+int64_t ht_lib_calls(void);
+/* One read(2) or write(2) of the library's, of so many bytes. */
 void ht_lib_add_read(int64_t bytes);
 void ht_lib_add_write(int64_t bytes);
 void ht_lib_add_cpu(int64_t ns);
@@ -51,6 +65,8 @@ int64_t ht_thread_cpu_ns(void);
 /* In the watchdog thread: its own CPU is the library's; call now and then
  * (before each sample) so that the share is current. */
 void ht_lib_watchdog_cpu_sync(void);
+/* The main thread's counters now (its reads counted as the library's). */
+void ht_thread_ctr_read(pid_t tid, struct ht_thread_ctr *t);
 /* The job's own progress counters now. */
 void ht_progress_sample(struct ht_progress *p);
 
