@@ -44,7 +44,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/lib/%.o)
 
 # Library modules that are plain functions over buffers: unit-tested directly.
 CORE_TESTABLE := $(addprefix src/base/,names.c jsonw.c fmt.c options.c identity.c redact.c signatures.c) \
-	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c brief_parse.c) \
+	$(addprefix src/core/,phase.c inflight.c ring.c elfsym.c brief_parse.c decide.c) \
 	src/base/netfacts.c hooks/nccl/ncclid.c hooks/nccl/nccltab.c hooks/cuda/cudafacts.c \
 	src/base/ibfacts.c
 CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))

@@ -1,31 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * blocked.c: the decision of blocked.h. Thresholds: idle is under 5% of
- * one core of the process's own CPU time over the window and under 64 KiB
- * of its own I/O (a blocked TCPStore client, gloo pair or JAX coordination
- * client uses neither; a rank that trains uses a core). Operations a
- * family saw complete in the window (MPI calls that returned) are progress
- * whatever the CPU and the stacks say: Open MPI spins inside its calls, and
- * a loop of them shows one stack at every look.
+ * blocked.c: the samples of blocked.h, and the fields of a look in its
+ * dump's dump_end line. The decision itself is decide.c's.
  */
 #include "blocked.h"
-#include "progress.h"
-#include "waitpoint.h"
 
-#define IDLE_IO_BYTES (64 << 10)
-
-static struct ht_progress prev;
-static bool have_prev;
-static struct ht_look prev_look;
-static bool call_blocked;
-static struct ht_progress look_now;	/* taken as the dump began: its own reads come after */
-static enum ht_look_result result;
-static bool ops_moved;		/* of the latest look */
-static const struct ht_sig *last_activity;	/* of the latest look */
-static bool last_py_cut;			/* its Python frames were cut short */
-/* The Python looks since the last dump look. */
-static uint64_t py_first;
-static bool py_seen, py_changed, py_none;
+/* The looks of the dump being written: one dump at a time (dump_begin). */
+static struct ht_looks *_Atomic current;
 
 int64_t ht_blocked_window(int64_t T)
 {
@@ -43,164 +24,176 @@ int64_t ht_blocked_tick(int64_t T)
 	return t;
 }
 
-static void py_reset(void)
+static void py_reset(struct ht_looks *L)
 {
-	py_seen = py_changed = false;
+	L->py_seen = L->py_changed = false;
 }
 
-void ht_blocked_reset(void)
+void ht_blocked_reset(struct ht_looks *L)
 {
-	ops_moved = false;
-	have_prev = false;
-	prev_look.valid = false;
-	result = HT_LOOK_UNDECIDED;
-	py_none = false;
-	py_reset();
+	L->ops_moved = false;
+	L->have_prev = false;
+	L->prev_look.valid = false;
+	L->last.result = HT_LOOK_UNDECIDED;
+	L->last.blocked = L->last.progress = NULL;
+	L->activity = NULL;
+	L->py_cut = false;
+	L->py_none = false;
+	py_reset(L);
 }
 
 /* Before every look: its progress window is the last W seconds, what the
  * process does now (a rank that imported for seconds and then blocked is
  * idle in the window before its next look). */
-void ht_blocked_presample(void)
+void ht_blocked_presample(struct ht_looks *L)
 {
 	ht_lib_watchdog_cpu_sync();
-	ht_progress_sample(&prev);
-	have_prev = true;
-	ht_blocked_between();
+	ht_progress_sample(&L->prev);
+	L->have_prev = true;
+	ht_blocked_between(L);
 }
 
-void ht_blocked_between(void)
+void ht_blocked_between(struct ht_looks *L)
 {
 	uint64_t h;
 	const struct ht_sig *sig;
 
-	if (py_none || py_changed)
+	if (L->py_none || L->py_changed)
 		return;
 	if (!ht_wp_python_look(&h, &sig)) {
-		py_none = true;	/* not a CPython process: the dumps' stacks only */
+		L->py_none = true;	/* not a CPython process: the dumps' stacks only */
 		return;
 	}
-	if (!py_seen) {
-		py_first = h;
-		py_seen = true;
-	} else if (h != py_first) {
-		py_changed = true;
+	if (!L->py_seen) {
+		L->py_first = h;
+		L->py_seen = true;
+	} else if (h != L->py_first) {
+		L->py_changed = true;
 	}
 	ht_lib_watchdog_cpu_sync();
 }
 
-void ht_blocked_look_begin(bool blocked_call)
+void ht_blocked_look_begin(struct ht_looks *L, bool blocked_call)
 {
-	call_blocked = blocked_call;
+	L->call_blocked = blocked_call;
 	ht_lib_watchdog_cpu_sync();
-	ht_progress_sample(&look_now);
+	ht_progress_sample(&L->now);
 	ht_wp_begin();
+	atomic_store(&current, L);
 }
 
-void ht_blocked_look_here(void)
+void ht_blocked_look_here(struct ht_looks *L)
 {
 	/* No watchdog thread clock to take out: this thread's own time in the
 	 * dump is counted as the library's by ht_dump_here. */
-	call_blocked = true;
-	ht_progress_sample(&look_now);
+	L->call_blocked = true;
+	ht_progress_sample(&L->now);
 	ht_wp_begin();
+	atomic_store(&current, L);
 }
 
-bool ht_blocked_wants_ticks(void)
+struct ht_looks *ht_blocked_current(void)
 {
-	return !py_none && !py_changed && result != HT_LOOK_BLOCKED;
+	return atomic_load(&current);
 }
 
-enum ht_look_result ht_blocked_result(void)
+bool ht_blocked_wants_ticks(const struct ht_looks *L)
 {
-	return result;
+	return !L->py_none && !L->py_changed && L->last.result != HT_LOOK_BLOCKED;
 }
 
-enum ht_look_result ht_blocked_end_fields(struct ht_jw *w)
+static int64_t pos(int64_t v)
+{
+	return v < 0 ? 0 : v;
+}
+
+/* The window between two samples, as decide.h reads it. */
+static void window_of(const struct ht_progress *a, const struct ht_progress *b,
+		      struct ht_window *w)
+{
+	w->ns = b->mono_ns - a->mono_ns;
+	w->cpu_ns = pos(b->cpu_ns - a->cpu_ns);
+	w->io_bytes = pos(b->io - a->io);
+	w->io_calls = pos(b->io_calls - a->io_calls);
+	w->calls_done = b->ops - a->ops;
+	w->main_sched = a->main.sched_ok && b->main.sched_ok;
+	w->main_csw = a->main.csw_ok && b->main.csw_ok;
+	w->main_run_ns = w->main_sched ? pos(b->main.run_ns - a->main.run_ns) : 0;
+	w->main_runq_ns = w->main_sched ? pos(b->main.runq_ns - a->main.runq_ns) : 0;
+	w->main_wakeups = w->main_csw ? pos(b->main.vcsw - a->main.vcsw) : 0;
+	w->main_preempted = w->main_csw ? pos(b->main.ivcsw - a->main.ivcsw) : 0;
+}
+
+static void write_window(struct ht_jw *w, const struct ht_window *win)
+{
+	ht_jw_secs(w, "window", win->ns);
+	ht_jw_secs(w, "cpu", win->cpu_ns);
+	ht_jw_int(w, "io", win->io_bytes);
+	ht_jw_int(w, "io_calls", win->io_calls);
+	if (win->calls_done > 0)
+		ht_jw_uint(w, "calls_done", win->calls_done);
+	if (win->main_sched) {
+		ht_jw_secs(w, "main_run", win->main_run_ns);
+		ht_jw_secs(w, "main_runq", win->main_runq_ns);
+	}
+	if (win->main_csw) {
+		ht_jw_int(w, "main_wakeups", win->main_wakeups);
+		ht_jw_int(w, "main_preempted", win->main_preempted);
+	}
+}
+
+enum ht_look_result ht_blocked_end_fields(struct ht_looks *L, struct ht_jw *w)
 {
 	struct ht_look look;
-	struct ht_progress now = look_now;
+	struct ht_look_in in = { 0 };
 
+	atomic_store(&current, NULL);
 	ht_wp_end(&look);
-	int64_t win = have_prev ? now.mono_ns - prev.mono_ns : 0;
-	int64_t cpu = have_prev ? now.cpu_ns - prev.cpu_ns : 0;
-	int64_t io = have_prev ? now.io - prev.io : 0;
-	if (cpu < 0)
-		cpu = 0;
-	if (io < 0)
-		io = 0;
-	uint64_t ops = have_prev ? now.ops - prev.ops : 0;
-	ops_moved = ops > 0;
-	bool idle = have_prev && win > 0 && cpu * 20 < win && io < IDLE_IO_BYTES && !ops_moved;
-	bool wait = look.sig != NULL;
+	if (L->have_prev)
+		window_of(&L->prev, &L->now, &in.win);
+	in.call_past_deadline = L->call_blocked;
+	in.at_wait = look.sig != NULL;
+	in.activity = look.activity == NULL ? HT_ACT_NONE :
+		      look.activity->kind == HT_SIG_IMPORT ? HT_ACT_IMPORT : HT_ACT_OTHER;
 	/* The Python frames of this look against those seen since the last. */
-	bool moved = py_changed || (py_seen && look.py_hash != 0 && look.py_hash != py_first) ||
-		     ops_moved;
-	bool same = prev_look.valid && look.valid && prev_look.hash == look.hash && !moved;
-	const char *why = NULL;
+	in.stack_moved = L->py_changed ||
+			 (L->py_seen && look.py_hash != 0 && look.py_hash != L->py_first);
+	ht_decide(&in, &L->last);
+	L->ops_moved = in.win.calls_done > 0;
+	bool same = L->prev_look.valid && look.valid && L->prev_look.hash == look.hash &&
+		    !in.stack_moved;
 
-	/* A call in flight past the deadline while others complete (an MPI
-	 * progress thread in MPI_Recv, the main thread in its Allreduce
-	 * loop) is no stall of the process. */
-	if (call_blocked && !ops_moved)
-		why = "call";
-	else if (wait && (idle || same))
-		why = "wait_point";
-	else if (idle && (look.activity == NULL || look.activity->kind == HT_SIG_IMPORT))
-		why = "no_progress";	/* an import that does nothing is stuck too */
-	if (why != NULL)
-		result = HT_LOOK_BLOCKED;
-	else if (have_prev && !idle && (!wait || moved))
-		result = HT_LOOK_WORKING;
-	else
-		result = HT_LOOK_UNDECIDED;
-
-	ht_jw_bool(w, "declared", result == HT_LOOK_BLOCKED);
-	ht_jw_str(w, "blocked", why);
+	ht_jw_bool(w, "declared", L->last.result == HT_LOOK_BLOCKED);
+	ht_jw_str(w, "blocked", L->last.blocked);
 	ht_jw_str(w, "wait_point", look.sig != NULL ? look.sig->id : NULL);
 	if (look.activity != NULL)
 		ht_jw_str(w, "activity", look.activity->id);
 	if (look.py_cut)
 		ht_jw_bool(w, "python_cut", true);
 	ht_jw_obj_begin(w, "progress");
-	if (have_prev) {
-		ht_jw_secs(w, "window", win);
-		ht_jw_secs(w, "cpu", cpu);
-		ht_jw_int(w, "io", io);
-		if (ops > 0)
-			ht_jw_uint(w, "calls_done", ops);
-	}
-	ht_jw_bool(w, "idle", idle);
-	if (prev_look.valid)
+	if (L->have_prev)
+		write_window(w, &in.win);
+	ht_jw_bool(w, "idle", L->last.idle);
+	if (L->last.spin)
+		ht_jw_bool(w, "spin", true);
+	if (L->last.progress != NULL)
+		ht_jw_str(w, "by", L->last.progress);
+	/* Evidence for a person; no rule reads it (decide.h). */
+	if (L->prev_look.valid)
 		ht_jw_bool(w, "same_stack", same);
-	if (py_seen || look.py_hash != 0)
-		ht_jw_bool(w, "python_moved", moved);
+	if (L->py_seen || look.py_hash != 0)
+		ht_jw_bool(w, "python_moved", in.stack_moved);
 	ht_jw_end(w);
 
-	prev = now;
-	have_prev = true;
-	prev_look = look;
-	last_activity = look.activity;
-	last_py_cut = look.py_cut;
-	py_reset();
+	L->prev = L->now;
+	L->have_prev = true;
+	L->prev_look = look;
+	L->activity = look.activity;
+	L->py_cut = look.py_cut;
+	py_reset(L);
 	if (look.py_hash != 0) {
-		py_first = look.py_hash;
-		py_seen = true;
+		L->py_first = look.py_hash;
+		L->py_seen = true;
 	}
-	return result;
-}
-
-bool ht_blocked_ops_moved(void)
-{
-	return ops_moved;
-}
-
-const struct ht_sig *ht_blocked_activity(void)
-{
-	return last_activity;
-}
-
-bool ht_blocked_python_cut(void)
-{
-	return last_py_cut;
+	return L->last.result;
 }

@@ -409,8 +409,9 @@ static void write_end(struct ht_arena *a, int64_t t0, size_t threads, size_t una
 	if (py != NULL)
 		ht_jw_str(&w, "python", py);
 	write_io(&w, io, lib_r, lib_w);
-	if (cur_why == HT_DUMP_TIMEOUT)
-		ht_blocked_end_fields(&w);
+	struct ht_looks *looks = ht_blocked_current();
+	if (cur_why == HT_DUMP_TIMEOUT && looks != NULL)
+		ht_blocked_end_fields(looks, &w);
 	ht_families_dump_end(&w);
 	ht_ev_emit(&w);
 }

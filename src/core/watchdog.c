@@ -172,7 +172,7 @@ static int64_t oldest_start(int64_t *call)
  * import, a checkpoint load) is only slow: not steady yet. The first time,
  * the steady phase line says so. False when it is not steady.
  */
-static bool found_working(void)
+static bool found_working(const struct ht_looks *L)
 {
 	char buf[256];
 	struct ht_jw w;
@@ -183,11 +183,11 @@ static bool found_working(void)
 	 * checkpoint, downloading, building) is still starting up: a JAX
 	 * process importing jax past its first look, before it waits in
 	 * initialize, is not steady (tests/e2e/jobs.sh). */
-	if (ht_blocked_activity() != NULL)
+	if (L->activity != NULL)
 		return false;
 	/* Nor when the main thread's Python frames were cut short (read as a
 	 * generator yielded): the activity may be in the frames not seen. */
-	if (ht_blocked_python_cut())
+	if (L->py_cut)
 		return false;
 	if (!ht_phases_has_begun(&ht_g.phases, HT_PHASE_STEADY) &&
 	    ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_STEADY, HT_BEGIN)) {
@@ -241,11 +241,148 @@ static void serve_requests(void)
 	atomic_store(&done_gen, upto);
 }
 
+/*
+ * One episode: the oldest thing past its deadline (a phase, or a call in
+ * flight), looked at 1x, 2x and 4x the deadline. Watchdog thread only.
+ */
+struct episode {
+	int64_t start;		/* of the stalled thing being dumped; 0: none */
+	int dumps;		/* looks taken of the current three */
+	int presampled;		/* the look whose window was sampled, or -1 */
+	bool declared;		/* a look found it blocked: said, maybe aborted */
+	bool trailing;		/* found working: the 2x and 4x dumps still come */
+	/* A look that found the process at an activity of the table (an
+	 * import, a checkpoint load, a build: starting up, not steady, not
+	 * blocked) makes three more looks after the 4x one: the schedule
+	 * starts over from that look (shift), so that a wait that follows the
+	 * activity (a JAX process importing for longer than 4x the deadline,
+	 * then waiting in initialize) is still looked at and declared. The
+	 * looks go on numbering (rearms). */
+	int64_t shift;
+	int rearms;
+	bool saw_activity;	/* a look of these three found one */
+	/* The previous look found the process working: the startup is over
+	 * only when two looks in a row do (one look's window can span the
+	 * end of an import and the start of a wait: a JAX process entering
+	 * initialize read as working). */
+	bool worked;
+	struct ht_looks looks;
+};
+
+static void episode_begin(struct episode *e, int64_t start)
+{
+	e->start = start;
+	e->dumps = 0;
+	e->presampled = -1;
+	e->declared = e->trailing = false;
+	e->shift = 0;
+	e->rearms = 0;
+	e->saw_activity = false;
+	e->worked = false;
+	ht_blocked_reset(&e->looks);
+}
+
+/* The three looks again, from now (the look that found an activity). */
+static void episode_rearm(struct episode *e, int64_t since_start)
+{
+	e->shift = since_start;
+	e->rearms++;
+	e->saw_activity = false;
+	e->worked = false;
+	e->dumps = 0;
+	e->presampled = -1;
+	ht_blocked_reset(&e->looks);
+}
+
+static int64_t episode_next_look(const struct episode *e, int64_t T)
+{
+	return e->start + e->shift + (T << (e->dumps < 3 ? e->dumps : 2));
+}
+
+/* A look found blocked: the stall line, the brief, and the abort asked for. */
+static void declare(int64_t age)
+{
+	say_stall(age);
+	ht_brief_on_stall(serve_requests);	/* the verdicts in the job's log */
+	if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
+		ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
+		abort();
+	}
+}
+
+/* The look at e->dumps times the deadline: a dump, and what it decided. */
+static void look(struct episode *e, int64_t now, int64_t oldest, int64_t call0, int64_t T)
+{
+	if (e->presampled != e->dumps) {
+		ht_blocked_presample(&e->looks);
+		e->presampled = e->dumps;
+	}
+	e->dumps++;
+	ht_blocked_look_begin(&e->looks, call0 != INT64_MAX && now - call0 >= T);
+	atomic_store(&stall_dumped, true);	/* exit's after_dump: after a timeout dump */
+	ht_dump(HT_DUMP_TIMEOUT, e->dumps + 3 * e->rearms, now - oldest);
+	dump_end();
+	enum ht_look_result r = e->looks.last.result;
+	bool activity = e->looks.activity != NULL || e->looks.py_cut;
+	/* A look after one that found the process working is evidence only:
+	 * steady (SPEC section 6) is no startup stall. */
+	if (r == HT_LOOK_BLOCKED && !e->declared && !e->trailing) {
+		e->declared = true;
+		declare(ht_now() - oldest);
+	} else if (r == HT_LOOK_WORKING && (call0 == INT64_MAX || e->looks.ops_moved)) {
+		/* A call in flight at a look that saw calls complete (an MPI loop
+		 * is nearly always inside one) is the job's work, not its
+		 * startup. */
+		if (e->worked && found_working(&e->looks))
+			e->trailing = true;
+		/* Working at an activity (an import) is no first look of two: a
+		 * JAX process imports at its 1x look and enters initialize in the
+		 * window of its 2x. */
+		e->worked = !activity;
+	} else {
+		e->worked = false;
+	}
+	e->saw_activity |= activity;
+	if (e->dumps == 3 && !e->declared && !e->trailing && r != HT_LOOK_BLOCKED &&
+	    e->saw_activity)
+		episode_rearm(e, now - oldest);
+}
+
+/* When to wake next: the window before the next look opens, the look, a
+ * Python look between, or a deadline from now. */
+static int64_t next_wake(const struct episode *e, int64_t now, int64_t T, int64_t W)
+{
+	int64_t next;
+	int64_t look_at = episode_next_look(e, T);
+	bool looking = e->start != 0 && e->dumps < 3;
+
+	if (looking && e->presampled != e->dumps)
+		next = look_at - W;
+	else if (looking)
+		next = look_at;
+	else
+		next = now + T;
+	if (looking && e->presampled == e->dumps && !e->declared &&
+	    ht_blocked_wants_ticks(&e->looks)) {
+		int64_t tick = now + ht_blocked_tick(T);
+		if (tick < look_at - W)
+			tick = look_at - W;	/* none outside the windows */
+		if (tick < next)
+			next = tick;
+	}
+	if (next > now + T)
+		next = now + T;
+	if (closing_held(now) && next < atomic_load(&closing_ns) + CLOSING_HOLD_NS)
+		next = atomic_load(&closing_ns) + CLOSING_HOLD_NS;
+	if (next < now + 1000000)
+		next = now + 1000000;
+	return next;
+}
+
 static void *main_loop(void *arg)
 {
 	(void)arg;
-	int64_t ep_start = 0;	/* start of the stalled thing being dumped */
-	int ep_dumps = 0;
+	static struct episode e;	/* this thread's alone */
 
 	prctl(PR_SET_NAME, "hangtrace", 0, 0, 0);
 	/* The kernel kills a process whose synchronous fault is blocked: these
@@ -262,25 +399,7 @@ static void *main_loop(void *arg)
 	/* Loaded here, off the application's threads, so that a dump from a
 	 * signal handler (a forked child has no watchdog) finds it ready. */
 	ht_unwind_prepare();
-	bool declared = false;
-	int presampled = -1;	/* the look (ep_dumps) whose window was sampled */
-	bool trailing = false;	/* found working: the episode's 2x and 4x dumps still come */
-	/* An episode whose 4x look found the process still at an activity of
-	 * the table (an import, a checkpoint load, a build: starting up, not
-	 * steady, not blocked) looks again: its schedule starts over from
-	 * that look (shift), so that a wait that follows the activity (a JAX
-	 * process importing for longer than 4x the deadline, then waiting in
-	 * initialize) is still looked at and declared: three more looks
-	 * after any that found an activity. The looks go on numbering
-	 * (rearms). */
-	int64_t shift = 0;
-	int rearms = 0;
-	bool saw_activity = false;	/* a look of these three found one */
-	/* The previous look of the episode found the process working: the
-	 * startup is over only when two looks in a row do (one look's window
-	 * can span the end of an import and the start of a wait: a JAX
-	 * process entering initialize read as working). */
-	bool worked = false;
+	episode_begin(&e, 0);
 	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
 		int64_t T = ht_g.opt.timeout_ns;
@@ -290,119 +409,32 @@ static void *main_loop(void *arg)
 		int64_t oldest = oldest_start(&call0);
 		/* Found working (steady from then on), the dumps at 2x and 4x
 		 * are still taken as evidence, unless a phase begins. */
-		if (trailing && ep_dumps < 3 && ep_start != 0 &&
+		if (e.trailing && e.dumps < 3 && e.start != 0 &&
 		    atomic_load(&ht_g.phases.epoch) == atomic_load(&resteady_epoch)) {
-			if (ep_start < oldest)
-				oldest = ep_start;
+			if (e.start < oldest)
+				oldest = e.start;
 		} else {
-			trailing = false;
+			e.trailing = false;
 		}
+		if (oldest != e.start)
+			episode_begin(&e, oldest == INT64_MAX ? 0 : oldest);
 
-		if (oldest != INT64_MAX && oldest != ep_start) {
-			ep_start = oldest;
-			ep_dumps = 0;
-			presampled = -1;
-			declared = trailing = false;
-			shift = 0;
-			rearms = 0;
-			saw_activity = false;
-			worked = false;
-			ht_blocked_reset();
-		} else if (oldest == INT64_MAX) {
-			ep_start = 0;
-			ep_dumps = 0;
-			shift = 0;
-			rearms = 0;
-			saw_activity = false;
-			worked = false;
-		}
-		int64_t sched = oldest == INT64_MAX ? oldest : oldest + shift;
+		int64_t sched = oldest == INT64_MAX ? oldest : oldest + e.shift;
 		/* In the window before each look: a progress sample before the
 		 * first, cheap Python looks before every one. */
-		if (ep_start != 0 && ep_dumps < 3 && now - sched >= (T << ep_dumps) - W) {
-			if (presampled != ep_dumps) {
-				ht_blocked_presample();
-				presampled = ep_dumps;
-			} else if (!declared && ht_blocked_wants_ticks()) {
-				ht_blocked_between();
+		if (e.start != 0 && e.dumps < 3 && now - sched >= (T << e.dumps) - W) {
+			if (e.presampled != e.dumps) {
+				ht_blocked_presample(&e.looks);
+				e.presampled = e.dumps;
+			} else if (!e.declared && ht_blocked_wants_ticks(&e.looks)) {
+				ht_blocked_between(&e.looks);
 			}
 		}
-		if (ep_start != 0 && now - sched >= T && ep_dumps < 3 &&
-		    now - sched >= T << ep_dumps && dump_begin()) {
-			if (presampled != ep_dumps) {
-				ht_blocked_presample();
-				presampled = ep_dumps;
-			}
-			ep_dumps++;
-			ht_blocked_look_begin(call0 != INT64_MAX && now - call0 >= T);
-			atomic_store(&stall_dumped, true);	/* exit's after_dump: after a timeout dump */
-			ht_dump(HT_DUMP_TIMEOUT, ep_dumps + 3 * rearms, now - oldest);
-			dump_end();
-			enum ht_look_result r = ht_blocked_result();
-			/* A look after one that found the process working is
-			 * evidence only: steady (SPEC section 6) is no startup
-			 * stall. */
-			if (r == HT_LOOK_BLOCKED && !declared && !trailing) {
-				declared = true;
-				say_stall(ht_now() - oldest);
-				ht_brief_on_stall(serve_requests);	/* the verdicts in the job's log */
-				if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
-					ht_say("aborting (HANGTRACE_ON_STALL=abort)", NULL, NULL);
-					abort();
-				}
-			} else if (r == HT_LOOK_WORKING &&
-				   (call0 == INT64_MAX || ht_blocked_ops_moved())) {
-				/* A call in flight at a look that saw calls complete
-				 * (an MPI loop is nearly always inside one) is the
-				 * job's work, not its startup. */
-				if (worked && found_working())
-					trailing = true;
-				/* Working at an activity (an import) is no first
-				 * look of two: a JAX process imports at its 1x look
-				 * and enters initialize in the window of its 2x. */
-				worked = ht_blocked_activity() == NULL && !ht_blocked_python_cut();
-			} else {
-				worked = false;
-			}
-			saw_activity |= ht_blocked_activity() != NULL || ht_blocked_python_cut();
-			/* Three more looks after any that found an activity: the
-			 * wait that follows one is seen even when the look after
-			 * its end still counts its last work. */
-			if (ep_dumps == 3 && !declared && !trailing && r != HT_LOOK_BLOCKED &&
-			    saw_activity) {
-				shift = now - oldest;
-				rearms++;
-				saw_activity = false;
-				worked = false;
-				ep_dumps = 0;
-				presampled = -1;
-				ht_blocked_reset();
-			}
-		}
+		if (e.start != 0 && e.dumps < 3 && now - sched >= T << e.dumps && dump_begin())
+			look(&e, now, oldest, call0, T);
 
-		int64_t next;
 		now = ht_now();
-		int64_t look_at = ep_start + shift + (T << (ep_dumps < 3 ? ep_dumps : 2));
-		if (ep_start != 0 && ep_dumps < 3 && presampled != ep_dumps)
-			next = look_at - W;
-		else if (ep_start != 0 && ep_dumps < 3)
-			next = look_at;
-		else
-			next = now + T;
-		if (ep_start != 0 && presampled == ep_dumps && ep_dumps < 3 && !declared &&
-		    ht_blocked_wants_ticks()) {
-			int64_t tick = now + ht_blocked_tick(T);
-			if (tick < look_at - W)
-				tick = look_at - W;	/* none outside the windows */
-			if (tick < next)
-				next = tick;
-		}
-		if (next > now + T)
-			next = now + T;
-		if (closing_held(now) && next < atomic_load(&closing_ns) + CLOSING_HOLD_NS)
-			next = atomic_load(&closing_ns) + CLOSING_HOLD_NS;
-		if (next < now + 1000000)
-			next = now + 1000000;
+		int64_t next = next_wake(&e, now, T, W);
 		struct timespec ts = { (time_t)((next - now) / HT_NS_PER_SEC),
 				       (long)((next - now) % HT_NS_PER_SEC) };
 		/* A wake-up after the word was read makes the wait return at once. */
@@ -625,6 +657,7 @@ void ht__watchdog_unpark_slow(void)
 static int64_t fb_ep_start;
 static int fb_ep_dumps;
 static bool fb_declared;
+static struct ht_looks fb_looks;
 
 bool ht_watchdog_look_here(void *uc)
 {
@@ -642,16 +675,16 @@ bool ht_watchdog_look_here(void *uc)
 		fb_ep_start = oldest;
 		fb_ep_dumps = 0;
 		fb_declared = false;
-		ht_blocked_reset();
+		ht_blocked_reset(&fb_looks);
 	}
 	if (oldest != INT64_MAX && fb_ep_dumps < 3 &&
 	    now - oldest >= (T << fb_ep_dumps) - 10 * 1000000LL && ht_active() && dump_begin()) {
 		fb_ep_dumps++;
-		ht_blocked_look_here();
+		ht_blocked_look_here(&fb_looks);
 		atomic_store(&stall_dumped, true);	/* exit's after_dump */
 		ht_dump_here(HT_DUMP_TIMEOUT, fb_ep_dumps, now - oldest, uc);
 		dump_end();
-		if (ht_blocked_result() == HT_LOOK_BLOCKED && !fb_declared) {
+		if (fb_looks.last.result == HT_LOOK_BLOCKED && !fb_declared) {
 			fb_declared = true;
 			say_stall(ht_now() - oldest);
 			if (ht_g.opt.on_stall == HT_ON_STALL_ABORT) {
