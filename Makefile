@@ -61,7 +61,7 @@ CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
-.PHONY: all lib cli deps test-deps jax-venv check it test install demo demo-torch bench fuzz clean
+.PHONY: all lib cli deps test-deps jax-venv torch-venv check it test install demo demo-torch bench fuzz clean
 all: lib cli
 lib: $(B)/libhangtrace.so
 cli: $(B)/hangtrace
@@ -74,6 +74,11 @@ test-deps:
 # tests say SKIP with the reason when it cannot be had, so this never fails.
 jax-venv: test-deps
 	@scripts/jax-venv.sh $(B) >/dev/null || true
+# PyTorch from PyPI into $(B)/venv-torch, as users run it (the CUDA wheel runs
+# gloo on the CPU); a few GB downloaded, 5.4 GB installed, kept between runs.
+# The tests on it say SKIP with the reason when it cannot be had.
+torch-venv: test-deps
+	@scripts/torch-venv.sh $(B) >/dev/null || true
 
 # The exported names are generated from hooks/hooks.def, the one list.
 $(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.sh | $(B)
@@ -188,12 +193,12 @@ check: $(B)/tests/check_runner
 	$(B)/tests/check_runner
 
 it: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(FAKE_CUDA_SELFTEST_BINS) \
-	$(FAKE_NCCL_ALL) test-deps jax-venv
+	$(FAKE_NCCL_ALL) test-deps jax-venv torch-venv
 	@B=$(abspath $(B)) tests/run-it.sh $(IT)
 
 # `make test`: the Check suites, then every integration script; one closing count.
 test: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) \
-	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL) test-deps jax-venv
+	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL) test-deps jax-venv torch-venv
 	@B=$(abspath $(B)) tests/run-all.sh
 
 install: all

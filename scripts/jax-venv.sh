@@ -15,6 +15,13 @@ if [ -f "$stamp" ] && [ -x "$V/bin/python" ]; then
 fi
 log=$B/jax-venv.log
 mkdir -p "$B"
+# One build at a time (two makes at once would write the same files).
+exec 9>"$B/.jax-venv.lock"
+flock 9
+if [ -f "$stamp" ] && [ -x "$V/bin/python" ]; then
+	echo "$V/bin/python"
+	exit 0
+fi
 if ! python3 -m venv "$V" >"$log" 2>&1; then
 	echo "jax-venv: python3 -m venv failed (python3-venv missing? see $log)" >&2
 	exit 1
