@@ -3,7 +3,8 @@
 # run-it.sh [NAME...]: runs the integration scripts tests/*/*.sh (or those
 # whose path contains a NAME), each under a hard time limit (a line
 # "# limit: SECONDS" in the script, default 300), logs each to
-# $B/tests/logs, echoes its PASS/FAIL/SKIP lines and ends with one count.
+# $B/tests/logs, echoes its PASS/FAIL/SKIP lines and ends with one count. A
+# script that exits 0 without one of those lines fails.
 set -u
 : "${B:?B must name the build folder}"
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +36,10 @@ for s in $(ls "$root"/tests/*/*.sh | sort); do
 		f=1
 	elif [ "$f" -gt 0 ]; then
 		echo "  (log: $log)"
+	elif [ "$p" -eq 0 ] && [ "$k" -eq 0 ]; then
+		# A script that says nothing tested nothing.
+		echo "  FAIL $rel: exited $rc without a PASS, FAIL or SKIP line (log: $log)"
+		f=1
 	fi
 	echo "$rel: $p passed, $f failed, $k skipped (${secs}s)"
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
