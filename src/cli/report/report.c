@@ -93,7 +93,8 @@ static const char usage[] =
 	"EXIT STATUS\n"
 	"    0  no verdict of severity error\n"
 	"    1  at least one verdict of severity error\n"
-	"    2  nothing could be read, or a usage error\n";
+	"    2  nothing could be read, a usage error, or an output (--html, --chrome-trace,\n"
+	"       the report itself) that could not be written whole\n";
 
 enum { OPT_JSON = 1, OPT_BRIEF, OPT_HTML, OPT_TIME_LIMIT, OPT_CHROME, OPT_COLOR, OPT_THREADS };
 
@@ -135,6 +136,33 @@ static bool want_colour(const char *when)
 	const char *term = getenv("TERM");
 	return isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL &&
 	       (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+/* Writes one output file with FN; false (said on stderr: the file, and why)
+ * when it could not be opened or written whole. */
+static bool write_output(const char *path, const char *what, struct rep_job *job,
+			 int (*fn)(struct rep_job *, FILE *))
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		warn("%s: could not write %s", path, what);
+		return false;
+	}
+	errno = 0;
+	int rc = fn(job, f);
+	int why = errno;	/* the failed write's, when one failed */
+	int err = 0;
+	if (fflush(f) != 0)
+		err = errno;
+	else if (ferror(f) || rc != 0)
+		err = why != 0 ? why : rc < 0 ? -rc : EIO;
+	if (fclose(f) != 0 && err == 0)
+		err = errno;
+	if (rc != 0 || err != 0) {
+		warnx("%s: could not write %s: %s", path, what, strerror(err != 0 ? err : EIO));
+		return false;
+	}
+	return true;
 }
 
 int ht_report_main(int argc, char **argv)
@@ -226,43 +254,28 @@ int ht_report_main(int argc, char **argv)
 	ht_rep_analyse(&job);
 	ht_rep_check_failed_hosts(&job, argv[optind]);	/* a check run's (check_report.h) */
 
-	int rc = 0;
-	if (chrome != NULL) {
-		FILE *f = fopen(chrome, "w");
-		if (f == NULL) {
-			warn("%s", chrome);
-			rc = -errno;
-		} else {
-			rc = ht_rep_chrome(&job, f);
-			if (fclose(f) != 0 && rc == 0)
-				rc = -EIO;
-			if (rc != 0)
-				warnx("%s: could not write the timeline", chrome);
-		}
-	}
-	if (html != NULL) {
-		FILE *f = fopen(html, "w");
-		if (f == NULL) {
-			warn("%s", html);
-		} else {
-			rc = ht_rep_html(&job, f);
-			if (fclose(f) != 0 && rc == 0)
-				rc = -EIO;
-			if (rc != 0)
-				warnx("%s: could not write the page", html);
-		}
-	}
+	/* An output asked for and not written is a failure of the command
+	 * (exit 2), whatever the verdicts: say which and why. */
+	bool out_failed = false;
+	if (chrome != NULL)
+		out_failed |= !write_output(chrome, "the timeline", &job, ht_rep_chrome);
+	if (html != NULL)
+		out_failed |= !write_output(html, "the page", &job, ht_rep_html);
 	if (brief) {
 		ht_rep_brief(&job, stdout, argv + optind, (size_t)(argc - optind));
 	} else if (json) {
-		if (ht_rep_json(&job, stdout) != 0)
+		if (ht_rep_json(&job, stdout) != 0) {
 			warnx("could not write the JSON report");
+			out_failed = true;
+		}
 	} else {
 		ht_rep_text(&job, stdout, want_colour(colour));
 	}
-	fflush(stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		warn("standard output: could not write the report");
+		out_failed = true;
+	}
 	int status = ht_rep_has_error(&job) ? HT_EXIT_VERDICT : HT_EXIT_OK;
 	ht_rep_job_free(&job);
-	(void)rc;
-	return status;
+	return out_failed ? HT_EXIT_USAGE : status;
 }
