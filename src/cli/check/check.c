@@ -60,7 +60,7 @@ static const char usage[] =
 	"EXIT STATUS\n"
 	"    0  every check passed as far as this rank can tell\n"
 	"    1  a check failed (a rank that never arrived fails the ranks that waited)\n"
-	"    2  a usage error\n";
+	"    2  a usage error, or its trace could not be written whole\n";
 
 enum { OPT_DIR = 1, OPT_TIMEOUT, OPT_PORT, OPT_NCCL, OPT_NO_NCCL };
 
@@ -109,8 +109,11 @@ void ht_chk_begin(struct chk *c, struct ht_jw *w, char *buf, size_t cap, enum ht
 void ht_chk_emit(struct chk *c, struct ht_jw *w)
 {
 	size_t n = ht_jw_finish(w);
-	if (c->fd >= 0 && n > 0 && write(c->fd, w->buf, n) != (ssize_t)n)
-		warnx("%s: could not write a trace line", c->path);
+	if (c->fd >= 0 && n > 0 && write(c->fd, w->buf, n) != (ssize_t)n) {
+		if (!c->write_failed)
+			warn("%s: could not write a trace line", c->path);
+		c->write_failed = true;
+	}
 }
 
 void ht_chk_result(struct chk *c, enum ht_check_id id, const char *result, const char *code,
@@ -288,14 +291,22 @@ int ht_check_main(int argc, char **argv)
 			*p = '_';
 	if ((rc = open_trace(&c)) < 0) {
 		warnx("cannot write the trace in %s: %s", c.dir, strerror(-rc));
-		return HT_EXIT_VERDICT;
+		return HT_EXIT_USAGE;	/* not a check that failed: no check ran */
 	}
 	header(&c, argc - 1, argv + 1);
 	ht_chk_local(&c);
 	ht_chk_meet(&c);
 	int status = c.failed > 0 ? HT_EXIT_VERDICT : HT_EXIT_OK;
 	exit_line(&c, status);
-	close(c.fd);
+	if (close(c.fd) != 0 && !c.write_failed) {
+		warn("%s: could not write the trace", c.path);
+		c.write_failed = true;
+	}
+	/* A trace that lost lines cannot be reported on: not a check result. */
+	if (c.write_failed) {
+		warnx("%s: the trace is not whole; exit status 2", c.path);
+		status = HT_EXIT_USAGE;
+	}
 	fflush(stdout);
 	/* The all-reduce may still hang in NCCL's threads: end now. */
 	_exit(status);

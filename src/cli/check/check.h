@@ -93,6 +93,7 @@ struct chk {
 	const char *master;		/* where rank 0 listens (host), NULL: loopback */
 	/* the trace file */
 	int fd;
+	bool write_failed;		/* a trace line was lost: exit 2 */
 	char path[1024];
 	/* results */
 	int failed;			/* checks that failed so far */
