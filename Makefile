@@ -61,7 +61,7 @@ CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
-.PHONY: all lib cli deps test-deps jax-venv torch-venv check it test install demo demo-torch bench fuzz clean
+.PHONY: all lib cli deps test-deps jax-venv torch-venv check it it-run test test-run install demo demo-torch bench fuzz clean
 all: lib cli
 lib: $(B)/libhangtrace.so
 cli: $(B)/hangtrace
@@ -192,13 +192,21 @@ $(B)/tests/%: tests/%.cc
 check: $(B)/tests/check_runner
 	$(B)/tests/check_runner
 
-it: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(FAKE_CUDA_SELFTEST_BINS) \
-	$(FAKE_NCCL_ALL) test-deps jax-venv torch-venv
+# The test dependencies are installed first, then the tests are built by a
+# second make: what the build finds (mpicc and mpi.h for tests/frameworks,
+# the CUDA headers) is read when a make starts, so a fresh machine builds
+# them as a second run would.
+it: deps test-deps jax-venv torch-venv
+	@$(MAKE) --no-print-directory it-run
+it-run: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(FAKE_CUDA_SELFTEST_BINS) \
+	$(FAKE_NCCL_ALL)
 	@B=$(abspath $(B)) tests/run-it.sh $(IT)
 
 # `make test`: the Check suites, then every integration script; one closing count.
-test: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) \
-	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL) test-deps jax-venv torch-venv
+test: deps test-deps jax-venv torch-venv
+	@$(MAKE) --no-print-directory test-run
+test-run: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) \
+	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL)
 	@B=$(abspath $(B)) tests/run-all.sh
 
 install: all
@@ -208,7 +216,7 @@ install: all
 
 # The demo's rank program runs on the fake driver and fake NCCL of tests/.
 EXAMPLE_BINS := $(if $(FAKE_CUDA_LIB),$(B)/examples/demo/train)
-test: $(EXAMPLE_BINS)	# tests/live/html.sh draws the demo's page
+test-run: $(EXAMPLE_BINS)	# tests/live/html.sh draws the demo's page
 $(B)/examples/demo/train: examples/demo/train.c $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Werror -I$(CUDA_HOME)/include -o $@ $< \
