@@ -500,7 +500,7 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 	sigjmp_buf back;
 	if (sigsetjmp(back, 1) == 0) {
 		ht_tls.fault_jmp = &back;
-		py_status = ht_py_capture(&a, &maps, &py, &npy);
+		py_status = ht_py_capture(&a, &maps, &py, &npy, handler_uc != NULL);
 	} else {
 		py = NULL;
 		npy = 0;

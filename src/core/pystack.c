@@ -5,10 +5,16 @@
  * dumper (the one faulthandler uses): PyUnstable_DumpTracebackThreads, else
  * the exported _Py_DumpTracebackThreads (3.8, 3.11, 3.12), else the same
  * function found in libpython's .symtab where it is local (3.9, 3.10, 3.13).
- * Its text goes to a memfd and is parsed into frames per thread. Never
- * called from a signal handler.
+ * Its text goes to a memfd and is parsed into frames per thread. The
+ * dumper is looked up once, outside any signal handler (dlsym allocates:
+ * from a handler that interrupted malloc it deadlocks): by the watchdog
+ * thread as it starts, in a forked child as the fork returns, else at the
+ * first capture outside a handler. A capture from a signal handler (a
+ * forked child has no watchdog: its dumps run there) uses what was found.
  */
 #include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -20,6 +26,14 @@
 #include "real.h"
 
 typedef const char *(*dump_fn)(int fd, void *interp, void *tstate);
+
+/* What the lookup found; written before found is set (release). */
+static struct {
+	int (*is_init)(void);
+	dump_fn fn;
+	const char *why;
+	_Atomic bool found;	/* the lookup is done: is_init is CPython's */
+} py;
 
 static dump_fn find_dumper(const struct ht_maps *maps, const char **why)
 {
@@ -38,6 +52,32 @@ static dump_fn find_dumper(const struct ht_maps *maps, const char **why)
 		*why = "unavailable: this CPython exports no traceback dumper and its "
 		       "symbol table is stripped";
 	return fn;
+}
+
+static void resolve(const struct ht_maps *maps)
+{
+	int (*is_init)(void) = ht_real_dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+	if (is_init == NULL)
+		return;	/* not a CPython process, or not yet (libpython dlopen'ed later) */
+	py.why = NULL;
+	py.fn = find_dumper(maps, &py.why);
+	py.is_init = is_init;
+	atomic_store_explicit(&py.found, true, memory_order_release);
+}
+
+void ht_py_prepare(void)
+{
+	struct ht_arena a;
+	struct ht_maps maps = { 0 };
+
+	if (atomic_load_explicit(&py.found, memory_order_acquire) ||
+	    ht_real_dlsym(RTLD_DEFAULT, "Py_IsInitialized") == NULL)
+		return;
+	if (ht_arena_open(&a, 1 << 20) < 0)
+		return;
+	ht_maps_read(&a, &maps);
+	resolve(&maps);
+	ht_arena_close(&a);
 }
 
 /* "0x00007f..." after "Thread " or "Current thread ". */
@@ -89,20 +129,19 @@ static const char *frame_line(struct ht_arena *a, const char *s)
 }
 
 const char *ht_py_capture(struct ht_arena *a, const struct ht_maps *maps,
-			  struct ht_pythread **out, size_t *nout)
+			  struct ht_pythread **out, size_t *nout, bool in_handler)
 {
-	const char *why = NULL;
-
 	*out = NULL;
 	*nout = 0;
-	int (*is_init)(void) = ht_real_dlsym(RTLD_DEFAULT, "Py_IsInitialized");
-	if (is_init == NULL)
-		return NULL;	/* not a CPython process */
-	if (!is_init())
+	if (!atomic_load_explicit(&py.found, memory_order_acquire) && !in_handler)
+		resolve(maps);
+	if (!atomic_load_explicit(&py.found, memory_order_acquire))
+		return NULL;	/* not a CPython process (as far as was looked) */
+	if (!py.is_init())
 		return "unavailable: the interpreter is not initialised";
-	dump_fn fn = find_dumper(maps, &why);
+	dump_fn fn = py.fn;
 	if (fn == NULL)
-		return why;
+		return py.why;
 
 	int fd = (int)syscall(SYS_memfd_create, "hangtrace-python", MFD_CLOEXEC);
 	if (fd < 0)

@@ -30,6 +30,7 @@
 #include "real.h"
 #include "signals.h"
 #include "state.h"
+#include "pystack.h"
 #include "watchdog.h"
 #include "writer.h"
 #include "children.h"
@@ -195,6 +196,9 @@ void ht_fork_child(pid_t parent, bool cuda)
 	ht_degraded_forget();	/* the child's trace says it again */
 	ht_children_forget();
 	ht_families_fork_child();
+	/* Its dumps run in a signal handler (no watchdog here), which cannot
+	 * look the Python dumper up: now, as the fork returns. */
+	ht_py_prepare();
 	ht_phases_reset(&ht_g.phases, ht_now());
 	if (ht_trace_reopen_child() < 0) {
 		ht_disable(NULL);

@@ -153,7 +153,7 @@ bool ht_wp_python_look(uint64_t *py_hash, const struct ht_sig **sig)
 	sigjmp_buf back;
 	if (sigsetjmp(back, 1) == 0) {
 		ht_tls.fault_jmp = &back;
-		status = ht_py_capture(&a, &maps, &py, &npy);
+		status = ht_py_capture(&a, &maps, &py, &npy, false);
 	}
 	ht_tls.fault_jmp = NULL;
 	uint64_t main = atomic_load(&ht_g.main_pthread);

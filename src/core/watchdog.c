@@ -34,6 +34,7 @@
 #include "real.h"
 #include "state.h"
 #include "watchdog.h"
+#include "pystack.h"
 #include "writer.h"
 #include "unwind.h"
 #include "watchdog_ext.h"
@@ -399,6 +400,7 @@ static void *main_loop(void *arg)
 	/* Loaded here, off the application's threads, so that a dump from a
 	 * signal handler (a forked child has no watchdog) finds it ready. */
 	ht_unwind_prepare();
+	ht_py_prepare();
 	episode_begin(&e, 0);
 	uint32_t seen = atomic_load(&wake_word);
 	while (!atomic_load(&stopping) && ht_active()) {
