@@ -2,11 +2,12 @@
 /*
  * evidence.c: the trace lines a verdict quotes. A line is found again by
  * its place (file, offset, length) in the file or buffer it came from and
- * written as "FILE:LINE: {...}": parsed, without ts, mono and tid, the
- * telling fields of its type first, cut to the length asked.
+ * written as "FILE:LINE: {...}": its members with their own bytes, without
+ * ts, mono and tid, the telling fields of its type first, cut to the
+ * length asked.
  */
 #include <fcntl.h>
-#include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,41 +67,166 @@ static const char *const *default_keys(const char *t)
 	return NULL;
 }
 
+/* The end of the JSON value that starts at s (a string, a number, a
+ * literal, an object or an array), or NULL when the text ends first. */
+static const char *value_end(const char *s)
+{
+	int depth = 0;
+	bool in_str = false;
+
+	for (const char *p = s; *p != '\0'; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			else if (*p == '"') {
+				in_str = false;
+				if (depth == 0)
+					return p + 1;
+			}
+			continue;
+		}
+		switch (*p) {
+		case '"':
+			in_str = true;
+			break;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (depth == 0)
+				return p;	/* a scalar ended by its object's close */
+			if (--depth == 0)
+				return p + 1;
+			break;
+		case ',':
+			if (depth == 0)
+				return p;
+			break;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* The members of the top-level object of a trace line, as they are in the
+ * line: key and value spans. Returns how many (at most cap), 0 when the
+ * line is not an object. */
+struct member {
+	const char *key, *val;	/* key: after its opening quote */
+	size_t klen, vlen;
+};
+
+static size_t members(const char *line, struct member *m, size_t cap)
+{
+	const char *p = line;
+	size_t n = 0;
+
+	while (*p == ' ')
+		p++;
+	if (*p++ != '{')
+		return 0;
+	for (;;) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (*p != '"')
+			return n;
+		const char *k = p + 1, *ke = value_end(p);
+		if (ke == NULL)
+			return n;
+		p = ke;
+		while (*p == ' ')
+			p++;
+		if (*p++ != ':')
+			return n;
+		while (*p == ' ')
+			p++;
+		const char *ve = value_end(p);
+		if (ve == NULL || ve == p)
+			return n;
+		if (n < cap)
+			m[n++] = (struct member){ k, p, (size_t)(ke - 1 - k), (size_t)(ve - p) };
+		p = ve;
+	}
+}
+
+static const struct member *member(const struct member *m, size_t n, const char *key)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < n; i++)
+		if (m[i].klen == kl && memcmp(m[i].key, key, kl) == 0)
+			return &m[i];
+	return NULL;
+}
+
+static void put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
+{
+	if (*len + n >= cap)
+		n = *len < cap ? cap - 1 - *len : 0;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	buf[*len] = '\0';
+}
+
+static void put_member(char *buf, size_t cap, size_t *len, const struct member *m)
+{
+	put(buf, cap, len, *len > 1 ? "," : "", *len > 1 ? 1 : 0);
+	put(buf, cap, len, m->key - 1, m->klen + 2);
+	put(buf, cap, len, ":", 1);
+	put(buf, cap, len, m->val, m->vlen);
+}
+
+/* The quote of a line: its members as the line has them, each with its own
+ * bytes (a number as the library wrote it, never as a parser prints it
+ * back), "t" first, then the telling fields of its type (KEEP, or the
+ * type's), or all but ts, mono and tid; cut to MAX. */
 char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,
 		      const char *const *keep, size_t max)
 {
 	char *text = ht_rep_line_text(job, loc);
 	if (text == NULL)
 		return NULL;
-	json_t *o = json_loads(text, 0, NULL);
-	char *body = NULL;
-	if (json_is_object(o)) {
-		const char *t = json_string_value(json_object_get(o, "t"));
+	struct member m[96];
+	size_t n = members(text, m, sizeof(m) / sizeof(m[0]));
+	size_t cap = strlen(text) + 3, len = 0;
+	char *body = n > 0 ? malloc(cap) : NULL;
+	if (body != NULL) {
+		const struct member *t = member(m, n, "t");
+		char type[32] = "";
+		if (t != NULL && t->vlen >= 2 && t->vlen - 2 < sizeof(type)) {
+			memcpy(type, t->val + 1, t->vlen - 2);
+			type[t->vlen - 2] = '\0';
+		}
 		if (keep == NULL)
-			keep = default_keys(t);
-		json_t *out;
+			keep = default_keys(type[0] != '\0' ? type : NULL);
+		put(body, cap, &len, "{", 1);
+		if (t != NULL)
+			put_member(body, cap, &len, t);
 		if (keep != NULL) {
-			out = json_object();
-			json_object_set(out, "t", json_object_get(o, "t"));
 			for (size_t i = 0; keep[i] != NULL; i++) {
-				json_t *v = json_object_get(o, keep[i]);
-				if (v != NULL)
-					json_object_set(out, keep[i], v);
+				const struct member *k = member(m, n, keep[i]);
+				if (k != NULL && k != t)
+					put_member(body, cap, &len, k);
 			}
 		} else {
-			out = json_incref(o);
-			json_object_del(out, "ts");
-			json_object_del(out, "mono");
-			json_object_del(out, "tid");
+			static const char *const skip[] = { "t", "ts", "mono", "tid" };
+			for (size_t i = 0; i < n; i++) {
+				bool drop = false;
+				for (size_t j = 0; j < sizeof(skip) / sizeof(skip[0]); j++)
+					drop |= m[i].klen == strlen(skip[j]) &&
+						memcmp(m[i].key, skip[j], m[i].klen) == 0;
+				if (!drop)
+					put_member(body, cap, &len, &m[i]);
+			}
 		}
-		body = json_dumps(out, JSON_COMPACT);
-		json_decref(out);
+		put(body, cap, &len, "}", 1);
 	}
-	json_decref(o);
 	const char *b = body != NULL ? body : text;
-	size_t n = strlen(b);
+	size_t bn = strlen(b);
 	char *r;
-	if (n > max)
+	if (bn > max)
 		r = ht_rep_printf(&job->a, "%s:%u: %.*s...", job->files[loc->file].name, loc->line,
 				  (int)rep_utf8_cut(b, max > 3 ? max - 3 : 0), b);
 	else
