@@ -66,7 +66,7 @@ check "late, abort: a barrier rank got SIGABRT" \
 # deadline), or at the first where the rank is idle at the barrier (Open
 # MPI yields when oversubscribed).
 check "late, abort: declared in MPI_Barrier (in flight, at the wait point), no MPI call completing" \
-	tq "$D" 'any(x[2] and x[2]["declared"] and x[2]["blocked"] in ("call", "wait_point") and x[2]["wait_point"] == "mpi_barrier" and "calls_done" not in x[2]["progress"] and any(c["name"] == "MPI_Barrier" for c in x[0]["calls"]) for r in (0, 1) for x in proc(rank=r).dumps)'
+	tq "$D" 'any(x[2] and x[2]["declared"] and x[2]["blocked"] in ("call", "wait_point", "spin") and x[2]["wait_point"] == "mpi_barrier" and "calls_done" not in x[2]["progress"] and any(c["name"] == "MPI_Barrier" for c in x[0]["calls"]) for r in (0, 1) for x in proc(rank=r).dumps)'
 check "late, abort: native frames show MPI_Barrier" \
 	tq "$D" 'any("MPI_Barrier (" in f for f in proc(rank=0).main_frames(-1))'
 check "late, abort: the late rank is not declared" \
