@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# loaded_import.sh: an import on a loaded machine is working (SPEC section
+# 6). Every core is taken by a spinner, the rank runs at nice 19 (its
+# share of a core ~1.5%, as under a neighbour's job that takes the
+# cores): `import numpy` then takes ~10x its time under a 1 s deadline,
+# --on-stall abort. Its CPU share is under the 5% that reads as idle, its
+# modules come from the page cache (mmap'd, no read counted), but its main
+# thread waits to run most of the window (schedstat): progress at the
+# kernel's pace. Never declared, never aborted, output and status
+# unchanged; the looks name the import and say why it works.
+# limit: 90
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../frameworks/fw.inc"	# job, reap, no_stall_line, no_errors
+if ! "$PY" -c 'import numpy' 2>/dev/null; then
+	skip loaded_import "python3-numpy is needed (scripts/deps.sh test)"
+	finish
+fi
+TMO=1
+for i in $(seq 1 "$(nproc)"); do spawn sh -c 'while :; do :; done'; done
+sleep 0.5
+RUN_ARGS="--dir $T/d --on-stall abort"
+start=$(date +%s%N)
+job imp RANK=0 -- nice -n 19 "$PY" -c 'import numpy, sys; print("imported", numpy.__name__); sys.stdout.flush()'
+reap
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+for p in $SPAWNED; do kill "$p" 2>/dev/null; done
+check "exit status 0 (took $ms ms)" test "$(cat "$T/imp.rc")" = 0
+check "output unchanged" grep -qx 'imported numpy' "$T/imp.out"
+check "no stall line, no abort" no_stall_line imp
+check "the import outlived the deadline: looked at, at the import (py_import)" \
+	tq "$T/d" 'any(x[2] and x[2].get("activity") == "py_import" for x in proc(main=True).dumps)'
+check "no look declared" tq "$T/d" 'not any(x[2] and x[2].get("declared") for x in proc(main=True).dumps)'
+check "a look found it working by the time it waited for a core (runq), its CPU share under 5%" \
+	tq "$T/d" 'any(x[2] and x[2]["progress"].get("by") == "runq" and x[2]["progress"]["cpu"] * 20 < x[2]["progress"]["window"] for x in proc(main=True).dumps)'
+check "no error verdict" no_errors "$T/d"
+finish
