@@ -115,6 +115,7 @@ static void window_of(const struct ht_progress *a, const struct ht_progress *b,
 	w->cpu_ns = pos(b->cpu_ns - a->cpu_ns);
 	w->io_bytes = pos(b->io - a->io);
 	w->io_calls = pos(b->io_calls - a->io_calls);
+	w->disk_bytes = pos(b->disk - a->disk);
 	w->calls_done = b->ops - a->ops;
 	w->main_sched = a->main.sched_ok && b->main.sched_ok;
 	w->main_csw = a->main.csw_ok && b->main.csw_ok;
@@ -122,6 +123,8 @@ static void window_of(const struct ht_progress *a, const struct ht_progress *b,
 	w->main_runq_ns = w->main_sched ? pos(b->main.runq_ns - a->main.runq_ns) : 0;
 	w->main_wakeups = w->main_csw ? pos(b->main.vcsw - a->main.vcsw) : 0;
 	w->main_preempted = w->main_csw ? pos(b->main.ivcsw - a->main.ivcsw) : 0;
+	w->main_flt = a->main.stat_ok && b->main.stat_ok;
+	w->main_majflt = w->main_flt ? pos(b->main.majflt - a->main.majflt) : 0;
 }
 
 static void write_window(struct ht_jw *w, const struct ht_window *win)
@@ -130,6 +133,7 @@ static void write_window(struct ht_jw *w, const struct ht_window *win)
 	ht_jw_secs(w, "cpu", win->cpu_ns);
 	ht_jw_int(w, "io", win->io_bytes);
 	ht_jw_int(w, "io_calls", win->io_calls);
+	ht_jw_int(w, "disk", win->disk_bytes);
 	if (win->calls_done > 0)
 		ht_jw_uint(w, "calls_done", win->calls_done);
 	if (win->main_sched) {
@@ -140,6 +144,8 @@ static void write_window(struct ht_jw *w, const struct ht_window *win)
 		ht_jw_int(w, "main_wakeups", win->main_wakeups);
 		ht_jw_int(w, "main_preempted", win->main_preempted);
 	}
+	if (win->main_flt)
+		ht_jw_int(w, "main_majflt", win->main_majflt);
 }
 
 enum ht_look_result ht_blocked_end_fields(struct ht_looks *L, struct ht_jw *w)
@@ -156,6 +162,7 @@ enum ht_look_result ht_blocked_end_fields(struct ht_looks *L, struct ht_jw *w)
 	in.activity = look.activity == NULL ? HT_ACT_NONE :
 		      look.activity->kind == HT_SIG_IMPORT ? HT_ACT_IMPORT : HT_ACT_OTHER;
 	/* The Python frames of this look against those seen since the last. */
+	in.disk_wait = L->now.main.stat_ok && L->now.main.state == 'D';
 	in.stack_moved = L->py_changed ||
 			 (L->py_seen && look.py_hash != 0 && look.py_hash != L->py_first);
 	ht_decide(&in, &L->last);
@@ -176,6 +183,8 @@ enum ht_look_result ht_blocked_end_fields(struct ht_looks *L, struct ht_jw *w)
 	ht_jw_bool(w, "idle", L->last.idle);
 	if (L->last.spin)
 		ht_jw_bool(w, "spin", true);
+	if (in.disk_wait)
+		ht_jw_bool(w, "disk_wait", true);
 	if (L->last.progress != NULL)
 		ht_jw_str(w, "by", L->last.progress);
 	/* Evidence for a person; no rule reads it (decide.h). */

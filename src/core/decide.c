@@ -9,6 +9,10 @@
  *     and its store traffic (send/recv) is not in /proc/self/io;
  *   - a healthy gloo loop moves megabytes (read/writev) and thousands of
  *     calls a second; a tiny all-reduce loop, hundreds of calls;
+ *   - an import on a loaded 2-core machine (four ranks importing torch
+ *     and JAX at once, the page cache short of their libraries): the main
+ *     thread in create_module (dlopen) with no CPU, not runnable, no
+ *     read(2) for half a second: in the disk (D), major faults;
  *   - Open MPI spinning in a barrier: its main thread on a CPU, or
  *     runnable waiting for one, the whole window (two ranks on two cores:
  *     run 0.6-0.8 s, runnable 0.2-0.4 s of 1 s), no voluntary switch
@@ -38,6 +42,10 @@ static const char *progress_of(const struct ht_look_in *in)
 		return "io";
 	if (w->io_calls >= per_window(HT_DECIDE_IO_CALLS_PER_S, w->ns, 8))
 		return "io_calls";
+	if (w->main_flt && w->main_majflt >= HT_DECIDE_MAJFLT)
+		return "faults";
+	if (w->disk_bytes >= HT_DECIDE_IO_BYTES)
+		return "disk";
 	if (in->stack_moved)
 		return "stack";
 	if (w->main_csw && w->main_wakeups >= per_window(HT_DECIDE_WAKEUPS_PER_S, w->ns, 16))
@@ -88,6 +96,10 @@ void ht_decide(const struct ht_look_in *in, struct ht_decision *out)
 		    w->main_wakeups <= per_window(HT_DECIDE_FEW_WAKEUPS_PER_S, w->ns, 2) &&
 		    !other_busy;
 
+	/* In the disk with nothing else moving: the fault or read has not
+	 * completed, none of it is counted yet (look again). */
+	if (in->disk_wait && !progress && !in->call_past_deadline)
+		return;
 	/* A hooked call in flight past the deadline while none completes (an
 	 * MPI loop is nearly always inside one: calls that return are its
 	 * progress). */

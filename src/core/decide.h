@@ -17,10 +17,16 @@
  *   runq      the main thread waited to run (a loaded machine: it makes
  *             progress at the kernel's pace, its low CPU share is no
  *             idleness);
+ *   faults    the main thread's major page faults, and disk the bytes the
+ *             process fetched from storage: an import mapping its
+ *             extension modules from a cold or busy disk waits for it,
+ *             with no CPU and no read(2) counted;
  *   stack     the main thread's Python frames moved between samples;
  *   cpu       CPU time of the process outside a spinning main thread.
- * A stack that is the same at two looks is never, on its own, evidence of
- * a stall. A wait that spins (Open MPI's barrier) is a main thread that
+ * A main thread in the disk (state D) when nothing else moved waits for
+ * a page fault or a read that has not completed yet (a cold import maps
+ * hundreds of MiB): undecided, never declared on that look. A stack that
+ * is the same at two looks is never, on its own, evidence of a stall. A wait that spins (Open MPI's barrier) is a main thread that
  * runs, at a wait point, with none of the progress above and no other
  * thread working.
  */
@@ -37,6 +43,7 @@ struct ht_window {
 	int64_t cpu_ns;		/* the process's CPU time */
 	int64_t io_bytes;	/* rchar + wchar */
 	int64_t io_calls;	/* syscr + syscw */
+	int64_t disk_bytes;	/* read_bytes: fetched from storage (reads, page faults) */
 	uint64_t calls_done;	/* hooked calls completed */
 	bool main_sched;	/* run_ns and runq_ns below were read */
 	bool main_csw;		/* wakeups and preempted below were read */
@@ -44,6 +51,8 @@ struct ht_window {
 	int64_t main_runq_ns;	/* the main thread runnable, waiting for one */
 	int64_t main_wakeups;	/* its voluntary context switches */
 	int64_t main_preempted;	/* its involuntary ones */
+	bool main_flt;		/* main_majflt below was read */
+	int64_t main_majflt;	/* its major page faults: waits for the disk */
 };
 
 /* What the activity of the main thread's stack is, if any. */
@@ -55,6 +64,7 @@ struct ht_look_in {
 	bool at_wait;			/* the main thread at a wait of the table */
 	enum ht_activity_kind activity;	/* at an activity of the table */
 	bool stack_moved;	/* its Python frames differed between samples */
+	bool disk_wait;		/* the main thread in the disk (D) as the look began */
 };
 
 enum ht_look_result { HT_LOOK_UNDECIDED, HT_LOOK_BLOCKED, HT_LOOK_WORKING };
@@ -73,6 +83,7 @@ struct ht_decision {
 #define HT_DECIDE_IO_CALLS_PER_S 1000
 #define HT_DECIDE_WAKEUPS_PER_S 1000
 #define HT_DECIDE_FEW_WAKEUPS_PER_S 4	/* a spinning thread's, at most */
+#define HT_DECIDE_MAJFLT 2		/* a window's major faults that are progress */
 
 void ht_decide(const struct ht_look_in *in, struct ht_decision *out);
 

@@ -145,6 +145,36 @@ void ht_thread_ctr_read(pid_t tid, struct ht_thread_ctr *t)
 			t->sched_ok = true;
 		}
 	}
+	ht_task_path(path, sizeof(path), tid, "stat");
+	ssize_t n = lib_read(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		/* "pid (comm) state ppid pgrp session tty tpgid flags minflt
+		 * cminflt majflt ...": the comm may hold spaces and parentheses,
+		 * the fields start after the last ')'. */
+		buf[n] = '\0';
+		const char *p = NULL;
+		for (const char *q = buf; *q != '\0'; q++)
+			if (*q == ')')
+				p = q;
+		int tok = 0;
+		for (p = p != NULL ? p + 1 : NULL; p != NULL && *p != '\0' && tok < 10;) {
+			while (*p == ' ')
+				p++;
+			if (++tok == 1)
+				t->state = *p;
+			if (tok == 10) {
+				int64_t v = 0;
+				bool digits = false;
+				for (; *p >= '0' && *p <= '9'; p++, digits = true)
+					v = v * 10 + (*p - '0');
+				t->majflt = v;
+				t->stat_ok = digits;
+				break;
+			}
+			while (*p != ' ' && *p != '\0')
+				p++;
+		}
+	}
 	ht_task_path(path, sizeof(path), tid, "status");
 	if (lib_read(path, buf, sizeof(buf)) > 0) {
 		t->vcsw = field(buf, "voluntary_ctxt_switches");
@@ -161,6 +191,7 @@ void ht_progress_sample(struct ht_progress *p)
 	p->cpu_ns = ht_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - ht_lib_cpu_ns();
 	p->io = io.ok ? io.rchar + io.wchar - ht_lib_rchar() - ht_lib_wchar() : 0;
 	p->io_calls = io.ok ? io.syscr + io.syscw - ht_lib_calls() : 0;
+	p->disk = io.ok ? io.read_bytes : 0;
 	p->ops = ht_families_progress();
 	ht_thread_ctr_read(ht_g.pid, &p->main);
 }

@@ -27,6 +27,9 @@ struct ht_thread_ctr {
 	int64_t runq_ns;	/* time runnable, waiting for a CPU */
 	int64_t vcsw;		/* voluntary context switches: waits that ended */
 	int64_t ivcsw;		/* involuntary ones: preempted while it ran */
+	bool stat_ok;		/* stat was read */
+	char state;		/* its state then: R, S, D (in the disk), ... */
+	int64_t majflt;		/* major page faults: code or data read from disk */
 };
 
 struct ht_progress {
@@ -34,6 +37,7 @@ struct ht_progress {
 	int64_t cpu_ns;		/* the process's CPU time less the library's */
 	int64_t io;		/* rchar + wchar less the library's */
 	int64_t io_calls;	/* syscr + syscw less the library's */
+	int64_t disk;		/* read_bytes: what its reads and page faults fetched from storage */
 	uint64_t ops;		/* hooked calls completed (MPI, NCCL, CUDA syncs) */
 	struct ht_thread_ctr main;	/* the main thread's */
 };
