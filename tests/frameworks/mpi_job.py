@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 """mpi_job.py MODE SECONDS: one rank of an mpi4py job (Open MPI).
   healthy   a numpy compute + Allreduce loop for SECONDS, then "rank R done"
+  allreduce an Allreduce loop of 4 MiB buffers for SECONDS (its time in
+            MPI_Allreduce), then "rank R done"
   barrier   rank 0 waits in MPI_Barrier (Open MPI spins there); rank 1
             computes and never reaches it
 """
@@ -24,6 +26,16 @@ if mode == "healthy":
         for _ in range(4):
             a = np.tanh(a @ a)
         comm.Allreduce(buf, out, op=MPI.SUM)
+        steps += 1
+        go = comm.allreduce(time.monotonic() < end, op=MPI.LAND)
+    comm.Barrier()
+elif mode == "allreduce":
+    big = np.ones(1 << 19)   # 4 MiB of float64
+    big_out = np.empty_like(big)
+    go = True
+    while go:
+        for _ in range(8):
+            comm.Allreduce(big, big_out, op=MPI.SUM)
         steps += 1
         go = comm.allreduce(time.monotonic() < end, op=MPI.LAND)
     comm.Barrier()

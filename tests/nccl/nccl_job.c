@@ -19,6 +19,9 @@
  *                stall_after_collectives
  *   idle         init, one allreduce, a CUDA synchronize (steady), then
  *                IDLE_S seconds idle (a rank in steady state)
+ *   loop         init, then allreduces for LOOP_S seconds, one a
+ *                millisecond, never a CUDA synchronize (a healthy loop
+ *                whose steady state the library cannot see begin)
  * NRANKS overrides the nranks passed to init; OWN_ID=1 makes a rank use an
  * id of its own; LOAD_S=N makes it first spend N seconds in load_checkpoint
  * (a rank late to init). Prints "rank R: ..." lines; exits 0 on success.
@@ -290,6 +293,27 @@ static int mode_idle(void)
 	return 0;
 }
 
+static int mode_loop(void)
+{
+	ncclComm_t comm;
+	int rc = init(&comm), n = 0;
+	struct timespec a, b;
+
+	if (rc != 0)
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		CHECK(ncclAllReduce(buf, buf, sizeof buf / 4, ncclFloat32, ncclSum, comm, NULL));
+		n++;
+		t_sleep_ms(1);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while (b.tv_sec - a.tv_sec < t_env_int("LOOP_S", 1));
+	t_say("%d allreduces", n);
+	CHECK(ncclCommDestroy(comm));
+	t_say("DONE");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "job";
@@ -311,6 +335,8 @@ int main(int argc, char **argv)
 		return mode_configs();
 	if (strcmp(mode, "ring") == 0)
 		return mode_ring();
+	if (strcmp(mode, "loop") == 0)
+		return mode_loop();
 	if (strcmp(mode, "idle") == 0)
 		return mode_idle();
 	fprintf(stderr, "nccl_job: unknown mode %s\n", mode);
