@@ -61,7 +61,7 @@ CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
-.PHONY: all lib cli deps test-deps jax-venv torch-venv check it it-run test test-run install demo demo-torch bench fuzz clean
+.PHONY: all lib cli deps test-deps jax-venv torch-venv check it it-run test test-run install demo demo-torch bench soak fuzz clean
 all: lib cli
 lib: $(B)/libhangtrace.so
 cli: $(B)/hangtrace
@@ -230,6 +230,10 @@ demo-torch: all test-deps
 
 bench: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
 	@B=$(abspath $(B)) bench/run.sh
+
+# False alarms over many runs of the healthy shapes (SOAK_RUNS, default 50).
+soak: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) test-deps jax-venv torch-venv
+	@B=$(abspath $(B)) bench/soak.sh
 
 fuzz: all
 	@scripts/deps.sh fuzz
