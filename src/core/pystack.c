@@ -62,7 +62,11 @@ static void resolve(const struct ht_maps *maps)
 	py.why = NULL;
 	py.fn = find_dumper(maps, &py.why);
 	py.is_init = is_init;
-	atomic_store_explicit(&py.found, true, memory_order_release);
+	/* Not found is not kept: the watchdog looks as the process starts,
+	 * before the symbol table's search can succeed everywhere; a later
+	 * capture outside a handler looks again. */
+	if (py.fn != NULL)
+		atomic_store_explicit(&py.found, true, memory_order_release);
 }
 
 void ht_py_prepare(void)
@@ -133,15 +137,19 @@ const char *ht_py_capture(struct ht_arena *a, const struct ht_maps *maps,
 {
 	*out = NULL;
 	*nout = 0;
-	if (!atomic_load_explicit(&py.found, memory_order_acquire) && !in_handler)
+	if (!atomic_load_explicit(&py.found, memory_order_acquire)) {
+		if (in_handler)	/* nothing looked up here (dlsym allocates) */
+			return py.is_init != NULL ? "unavailable: the traceback dumper was not "
+						    "found before this dump" : NULL;
 		resolve(maps);
-	if (!atomic_load_explicit(&py.found, memory_order_acquire))
-		return NULL;	/* not a CPython process (as far as was looked) */
+		if (py.is_init == NULL)
+			return NULL;	/* not a CPython process */
+		if (py.fn == NULL)
+			return py.why;
+	}
 	if (!py.is_init())
 		return "unavailable: the interpreter is not initialised";
 	dump_fn fn = py.fn;
-	if (fn == NULL)
-		return py.why;
 
 	int fd = (int)syscall(SYS_memfd_create, "hangtrace-python", MFD_CLOEXEC);
 	if (fd < 0)
