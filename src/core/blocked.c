@@ -10,7 +10,10 @@ static struct ht_looks *_Atomic current;
 
 int64_t ht_blocked_window(int64_t T)
 {
-	int64_t w = T / 3;
+	/* Half the deadline: a wait must show nothing for that long (a rank
+	 * whose peer is slow to start waits a second or so on a loaded
+	 * machine); at most 10 s, what any deadline of 20 s or more gets. */
+	int64_t w = T / 2;
 	return w > 10 * HT_NS_PER_SEC ? 10 * HT_NS_PER_SEC : w;
 }
 
@@ -78,6 +81,7 @@ void ht_blocked_look_begin(struct ht_looks *L, bool blocked_call)
 	L->call_blocked = blocked_call;
 	ht_lib_watchdog_cpu_sync();
 	ht_progress_sample(&L->now);
+	L->disk_seen = false;
 	ht_wp_begin();
 	atomic_store(&current, L);
 }
@@ -88,6 +92,7 @@ void ht_blocked_look_here(struct ht_looks *L)
 	 * dump is counted as the library's by ht_dump_here. */
 	L->call_blocked = true;
 	ht_progress_sample(&L->now);
+	L->disk_seen = false;
 	ht_wp_begin();
 	atomic_store(&current, L);
 }
@@ -95,6 +100,13 @@ void ht_blocked_look_here(struct ht_looks *L)
 struct ht_looks *ht_blocked_current(void)
 {
 	return atomic_load(&current);
+}
+
+void ht_blocked_thread_state(char state)
+{
+	struct ht_looks *L = atomic_load(&current);
+	if (L != NULL && state == 'D')
+		L->disk_seen = true;
 }
 
 bool ht_blocked_wants_ticks(const struct ht_looks *L)
@@ -162,7 +174,9 @@ enum ht_look_result ht_blocked_end_fields(struct ht_looks *L, struct ht_jw *w)
 	in.activity = look.activity == NULL ? HT_ACT_NONE :
 		      look.activity->kind == HT_SIG_IMPORT ? HT_ACT_IMPORT : HT_ACT_OTHER;
 	/* The Python frames of this look against those seen since the last. */
-	in.disk_wait = L->now.main.stat_ok && L->now.main.state == 'D';
+	/* In the disk: the main thread as the look began, or any thread as
+	 * the dump read it (an import's loader thread mapping a library). */
+	in.disk_wait = (L->now.main.stat_ok && L->now.main.state == 'D') || L->disk_seen;
 	in.stack_moved = L->py_changed ||
 			 (L->py_seen && look.py_hash != 0 && look.py_hash != L->py_first);
 	ht_decide(&in, &L->last);

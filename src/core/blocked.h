@@ -37,6 +37,7 @@ struct ht_looks {
 	bool call_blocked;
 	struct ht_progress now;		/* taken as the dump began: its own reads come after */
 	struct ht_decision last;	/* of the latest look */
+	bool disk_seen;		/* a thread of the dump in the disk (D) */
 	bool ops_moved;
 	const struct ht_sig *activity;
 	bool py_cut;
@@ -59,6 +60,8 @@ void ht_blocked_look_here(struct ht_looks *L);
 /* The looks the dump being written decides with (set by look_begin and
  * look_here, cleared by end_fields). */
 struct ht_looks *ht_blocked_current(void);
+/* The dump read a thread's state (its stat, as it wrote the thread). */
+void ht_blocked_thread_state(char state);
 /* In that dump's dump_end: decides (decide.h), writes declared, blocked,
  * wait_point, progress. Returns the result. */
 enum ht_look_result ht_blocked_end_fields(struct ht_looks *L, struct ht_jw *w);

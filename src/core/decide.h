@@ -64,7 +64,7 @@ struct ht_look_in {
 	bool at_wait;			/* the main thread at a wait of the table */
 	enum ht_activity_kind activity;	/* at an activity of the table */
 	bool stack_moved;	/* its Python frames differed between samples */
-	bool disk_wait;		/* the main thread in the disk (D) as the look began */
+	bool disk_wait;		/* the main thread, or a thread of the dump, in the disk (D) */
 };
 
 enum ht_look_result { HT_LOOK_UNDECIDED, HT_LOOK_BLOCKED, HT_LOOK_WORKING };

@@ -319,6 +319,8 @@ static void write_thread(struct ht_arena *a, const struct ht_maps *maps, struct 
 	ht_jw_bool(&w, "main", t->tid == ht_g.pid);
 	char state[2] = { t->have_stat ? t->st.state : '?', '\0' };
 	ht_jw_str(&w, "state", state);
+	if (t->have_stat)
+		ht_blocked_thread_state(t->st.state);
 	if (t->have_stat && ticks > 0)
 		ht_jw_secs(&w, "cpu", (int64_t)((t->st.utime + t->st.stime) *
 					   (uint64_t)(HT_NS_PER_SEC / ticks)));
