@@ -51,8 +51,11 @@ static const char *progress_of(const struct ht_look_in *in)
 	if (w->main_csw && w->main_wakeups >= per_window(HT_DECIDE_WAKEUPS_PER_S, w->ns, 16))
 		return "wakeups";
 	/* Runnable a tenth of the window without a CPU: the machine is
-	 * loaded, the thread is not waiting for anything but a core. */
-	if (w->main_sched && w->main_runq_ns * 10 >= w->ns)
+	 * loaded, the thread is not waiting for anything but a core. Not at a
+	 * wait point: a wait that polls (a store client's sleep loop, a
+	 * bootstrap's poll) waits for a core at every wakeup on a loaded
+	 * machine, and does not end. */
+	if (!in->at_wait && w->main_sched && w->main_runq_ns * 10 >= w->ns)
 		return "runq";
 	return NULL;
 }

@@ -142,6 +142,15 @@ START_TEST(blocked_store_polls)
 	/* torch 2.15, only rank 1 runs: its store client waits in recv. */
 	struct ht_window c = win(0.667, 0.0, 49, 2, 0, 0.0, 0.0, 2, 0);
 	BLOCKED(decide(c, true, HT_ACT_NONE, false, false), "wait_point");
+	/* The 1.13 poll on a loaded machine: each of its ~200 wakeups a
+	 * second waits for a core (a fifth of the window runnable). At a wait
+	 * point that is no progress: the wait does not end. */
+	struct ht_window loaded = win(0.667, 0.03 * 0.667, 0, 0, 0, 0.02 * 0.667, 0.13, 186, 90);
+	BLOCKED(decide(loaded, true, HT_ACT_NONE, false, false), "wait_point");
+	/* The same counters away from a wait point: waiting for a core. */
+	struct ht_decision away = decide(loaded, false, HT_ACT_IMPORT, false, false);
+	WORKING(away);
+	ck_assert_str_eq(away.progress, "runq");
 }
 END_TEST
 
