@@ -77,6 +77,7 @@ bool ht_parse_stat(const char *text, struct ht_stat *st)
 	const char *p = close_paren + 2;	/* field 3: state */
 	st->state = *p;
 	st->ppid = (pid_t)num(skip_fields(p, 1));	/* field 4 */
+	st->majflt = num(skip_fields(p, 9));		/* field 12 */
 	st->utime = num(skip_fields(p, 11));		/* field 14 */
 	st->stime = num(skip_fields(p, 12));		/* field 15 */
 	const char *s = skip_fields(p, 19);		/* field 22 */

@@ -20,6 +20,7 @@ ssize_t ht_read_file(const char *path, char *buf, size_t cap);
 
 struct ht_stat {
 	char state;		/* R, S, D, Z, T, t, ... */
+	uint64_t majflt;	/* major page faults */
 	uint64_t utime, stime;	/* clock ticks */
 	uint64_t start_ticks;	/* since boot */
 	pid_t ppid;

@@ -123,7 +123,9 @@ static ssize_t lib_read(const char *path, char *buf, size_t cap)
 
 void ht_thread_ctr_read(pid_t tid, struct ht_thread_ctr *t)
 {
-	char path[64], buf[2048];
+	/* status is ~1.4 KiB here; its masks grow with CPUs and NUMA nodes,
+	 * and the context switches come last. */
+	char path[64], buf[4096];
 
 	memset(t, 0, sizeof(*t));
 	ht_task_path(path, sizeof(path), tid, "schedstat");
@@ -146,34 +148,11 @@ void ht_thread_ctr_read(pid_t tid, struct ht_thread_ctr *t)
 		}
 	}
 	ht_task_path(path, sizeof(path), tid, "stat");
-	ssize_t n = lib_read(path, buf, sizeof(buf) - 1);
-	if (n > 0) {
-		/* "pid (comm) state ppid pgrp session tty tpgid flags minflt
-		 * cminflt majflt ...": the comm may hold spaces and parentheses,
-		 * the fields start after the last ')'. */
-		buf[n] = '\0';
-		const char *p = NULL;
-		for (const char *q = buf; *q != '\0'; q++)
-			if (*q == ')')
-				p = q;
-		int tok = 0;
-		for (p = p != NULL ? p + 1 : NULL; p != NULL && *p != '\0' && tok < 10;) {
-			while (*p == ' ')
-				p++;
-			if (++tok == 1)
-				t->state = *p;
-			if (tok == 10) {
-				int64_t v = 0;
-				bool digits = false;
-				for (; *p >= '0' && *p <= '9'; p++, digits = true)
-					v = v * 10 + (*p - '0');
-				t->majflt = v;
-				t->stat_ok = digits;
-				break;
-			}
-			while (*p != ' ' && *p != '\0')
-				p++;
-		}
+	struct ht_stat st;
+	if (lib_read(path, buf, sizeof(buf) - 1) > 0 && ht_parse_stat(buf, &st)) {
+		t->state = st.state;
+		t->majflt = (int64_t)st.majflt;
+		t->stat_ok = true;
 	}
 	ht_task_path(path, sizeof(path), tid, "status");
 	if (lib_read(path, buf, sizeof(buf)) > 0) {
