@@ -52,6 +52,14 @@ class Proc:
                 cur = None
         return out
 
+    @property
+    def declared(self):
+        """The latest whole dump declared the process blocked (SPEC section
+        6): a look that found it working, or was not sure yet, is not a
+        stall. Traces without the member count as declared."""
+        d = self.dumps
+        return bool(d) and d[-1][2] is not None and d[-1][2].get("declared", True) is not False
+
     def main_thread(self, n=-1):
         d = self.dumps[n if n < 0 else n - 1]
         return next(t for t in d[1] if t.get("main"))

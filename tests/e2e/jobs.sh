@@ -27,9 +27,11 @@ free_port() {
 	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# Waiting: the rank's latest dump is a timeout dump (in phase ph, if given).
+# Waiting: the rank's latest dump is a timeout dump (in phase ph, if given),
+# declared in rendezvous (a look that saw it still moving is followed by another).
 W="(lambda p, ph=None: p.dumps and p.dumps[-1][0]['reason'] == 'timeout'
-    and p.dumps[-1][2] is not None and ph in (None, p.dumps[-1][0]['phase']))"
+    and p.dumps[-1][2] is not None and ph in (None, p.dumps[-1][0]['phase'])
+    and (ph != 'rendezvous' or p.declared))"
 
 # ---- PyTorch on gloo --------------------------------------------------------------
 

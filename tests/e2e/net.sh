@@ -80,9 +80,10 @@ if [ $UNSHARE = 1 ]; then
 	for r in 2 3; do host_rank hosts $r "$NSB" hostb "$T/hosts.b"; done
 fi
 
-# Waiting: the rank's latest dump is a whole timeout dump in rendezvous.
+# Waiting: the rank's latest dump is a whole timeout dump in rendezvous, declared.
 W="(lambda p: p.dumps and p.dumps[-1][0]['reason'] == 'timeout'
-    and p.dumps[-1][0]['phase'] == 'rendezvous' and p.dumps[-1][2] is not None)"
+    and p.dumps[-1][0]['phase'] == 'rendezvous' and p.dumps[-1][2] is not None
+    and p.declared)"
 [ $FW = 1 ] && settle_tq 40 dropped "len(procs) == 2 and all($W(p) for p in procs)
 	and proc(rank=1).ev('connect', probe=True, tcp_state='SYN_SENT')"
 [ $UNSHARE = 1 ] && settle_tq 40 hosts "len(procs) == 4 and all($W(p) for p in procs)

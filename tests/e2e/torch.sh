@@ -45,9 +45,11 @@ torch raise 3 "$P_RAISE" raise
 torch ckpt 3 "$P_CKPT" load_checkpoint "$T/never"
 torch port 3 "$P_WRONG" ok
 
-# Waiting: the rank's latest dump is a timeout dump in that phase.
+# Waiting: the rank's latest dump is a timeout dump in that phase, declared
+# in rendezvous (a look that saw it still moving is followed by another).
 W="(lambda p, ph: p.dumps and p.dumps[-1][0]['reason'] == 'timeout'
-    and p.dumps[-1][0]['phase'] == ph and p.dumps[-1][2] is not None)"
+    and p.dumps[-1][0]['phase'] == ph and p.dumps[-1][2] is not None
+    and (ph != 'rendezvous' or p.declared))"
 OTHERS="len(procs) >= 4 and all($W(proc(rank=r), 'rendezvous') for r in range(3))"
 finished 60 healthy
 settle_tq 60 missing "len(procs) == 3 and all($W(p, 'rendezvous') for p in procs)"
