@@ -70,7 +70,7 @@ static void torn_down(struct rep_job *job)
 		double t = signalled_at(p);
 		if (t >= first && t < first + 5.0) {
 			p->killed = true;
-			p->stalled = p->open_stall;
+			p->stalled = p->open_stall && !p->slow;
 			p->waiting = p->stalled;
 			p->gave_up = false;
 		}
@@ -84,7 +84,7 @@ static void torn_down(struct rep_job *job)
  * the signal interrupted may end with an error status first: PyTorch
  * 1.13's TCPStore turns EINTR into an exception); else failed. The killed
  * ranks are then judged as they were while the job hung: stalled where
- * their last stall was open, not failed, not blamed for their end (rules
+ * their last stall was open and no look found them working, not failed, not blamed for their end (rules
  * read p->killed). */
 void ht_rep_job_ended(struct rep_job *job)
 {
@@ -140,7 +140,7 @@ void ht_rep_job_ended(struct rep_job *job)
 			if (ht_rep_end_time(p) < first_kill)
 				continue;
 			p->killed = true;
-			p->stalled = p->open_stall;
+			p->stalled = p->open_stall && !p->slow;
 			p->waiting = p->stalled;
 			p->gave_up = false;
 			for (size_t k = 0; k < p->rel.n; k++) {
