@@ -37,21 +37,39 @@ for c in $cases; do
 	esac
 	settle_tq 60 "$c" "len(procs) == 2 and $AT(proc(rank=1), '$f') and $AT(proc(rank=0), 'barrier') and proc(rank=0).declared"
 done
-for c in $cases; do report "$c"; done
+for c in $cases; do
+	report "$c"
+	"$HT" report --brief "$T/$c" >"$T/$c.brief" 2>&1
+	"$HT" report --html "$T/$c.html" "$T/$c" >/dev/null 2>&1
+done
 first_screen torch_load
 stop $cases
 
 for c in $cases; do
 	case $c in
-	torch_load) want="loading a checkpoint (torch.load)" ;;
-	numpy_load) want="loading a checkpoint (numpy.load)" ;;
-	urlopen) want="downloading (urllib)" ;;
-	requests) want="downloading (requests)" ;;
+	torch_load) want="loading a checkpoint (torch.load)" f=torch/serialization ;;
+	numpy_load) want="loading a checkpoint (numpy.load)" f=numpy/lib/npyio ;;
+	urlopen) want="downloading (urllib)" f=urllib/request ;;
+	requests) want="downloading (requests)" f=requests/ ;;
 	esac
 	expect "$c: straggler rank 1, $want" "$c" "
 	v0['code'] == 'straggler' and v0['ranks'] == [1] and R(1)['doing'] == '$want'
 	and '$want' in v0['summary']"
+	# Its own stack, though it is working: first, marked so (SPEC section 8).
+	expect "$c: rank 1's stack first, working, in main (dl_rank.py)" "$c" "
+	groups[0] is G(1) and G(1)['ranks'] == [1] and G(1)['state'] == 'working'
+	and re.search(r'^main \\(.*dl_rank\\.py:\\d+\\)$', frames(G(1)), re.M)
+	and R(1)['stack_group'] == 0"
+	check "$c: the brief names rank 1's frame of its own code" \
+		grep -Eq '^hangtrace:   rank 1 is in main \(.*dl_rank\.py:[0-9]+\)$' "$T/$c.brief"
+	check "$c: the HTML page has rank 1's stack" grep -q "$f" "$T/$c.html"
 done
+# Killed with the job after a look found it working, rank 1 was not
+# stalled: its stack is still its own group, working.
+report torch_load
+expect "torch_load, after the kill: straggler rank 1, not stalled, its stack working" torch_load "
+v0['code'] == 'straggler' and v0['ranks'] == [1] and not R(1)['stalled']
+and groups[0] is G(1) and G(1)['state'] == 'working'"
 "$PY" -c 'import requests' 2>/dev/null ||
 	skip "requests: straggler rank 1, downloading (requests)" "python3-requests is not installed"
 finish

@@ -36,6 +36,7 @@ void ht_rep_analyse(struct rep_job *job)
 	ht_rep_activities(job);
 	ht_rep_verdicts(job);
 	ht_rep_order(job);
+	ht_rep_stacks_blamed(job);
 	ht_rep_stacks_order(job);
 }
 
@@ -61,8 +62,9 @@ static const char usage[] =
 	"    folder, or one per node) and prints: a summary of the job (hosts, ranks\n"
 	"    expected and seen, the phase every rank reached); the verdicts, most likely\n"
 	"    root cause first, each with the ranks it blames, the trace lines that prove it\n"
-	"    and what to try; and the stacks of the stalled ranks' main threads, identical\n"
-	"    stacks merged, the odd one out first. A DIR may also be a single trace file.\n"
+	"    and what to try; and the main threads' stacks of the ranks blamed and the\n"
+	"    ranks stalled, identical stacks merged, the blamed first, then the odd one\n"
+	"    out. A DIR may also be a single trace file.\n"
 	"\n"
 	"OPTIONS\n"
 	"    --json               print one JSON object (format hangtrace-report/1) instead\n"

@@ -158,6 +158,28 @@ const char *ht_rep_top_frame(const struct rep_group *g)
 	return g->nframes > 0 ? g->frames[0] : "(no frames)";
 }
 
+/* A Python frame of the job's own code: not an installed package, not
+ * the standard library, not the import machinery. */
+static bool is_own_python(const char *f)
+{
+	static const char *const lib[] = { "/site-packages/", "/dist-packages/", "/lib/python",
+					   "<frozen ", "<string>" };
+	if (!is_python_frame(f))
+		return false;
+	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++)
+		if (strstr(strrchr(f, '('), lib[i]) != NULL)
+			return false;
+	return true;
+}
+
+const char *ht_rep_own_frame(const struct rep_group *g)
+{
+	for (size_t i = 0; i < g->nframes; i++)
+		if (is_own_python(g->frames[i]))
+			return g->frames[i];
+	return ht_rep_top_frame(g);
+}
+
 const char *ht_rep_dump_top_frame(struct rep_job *job, const struct rep_dump *d)
 {
 	if (d == NULL)
@@ -375,6 +397,112 @@ void ht_rep_stacks(struct rep_job *job)
 	free(frames.slot);
 	free(groups.slot);
 	ht_rep_stacks_order(job);
+}
+
+/* ---- the ranks a verdict blames ------------------------------------------------------ */
+
+static void table_put(struct table *t, void *v, uint64_t (*hash)(const void *))
+{
+	if ((t->n + 1) * 2 > t->cap)
+		table_grow(t, hash);
+	size_t k = hash(v) & (t->cap - 1);
+	while (t->slot[k] != NULL) {
+		if (t->slot[k] == v)
+			return;
+		k = (k + 1) & (t->cap - 1);
+	}
+	t->slot[k] = v;
+	t->n++;
+}
+
+/* The main of a rank a verdict names, when it is in no group yet and its
+ * latest dump has the main thread's stack. */
+static struct rep_proc *blamed_proc(struct rep_job *job, int64_t r)
+{
+	if (r < 0 || (size_t)r >= job->nby_rank || job->by_rank[r] == NULL)
+		return NULL;
+	struct rep_proc *p = job->by_rank[r];
+	if (p->group != NULL || p->last_dump == NULL || !p->last_dump->have_main)
+		return NULL;
+	return p;
+}
+
+/* A blamed rank that was not stalled: the library found it working at its
+ * latest look (what it does, when its stack signature says). */
+static void blamed_work(struct rep_job *job, struct rep_proc *p)
+{
+	if (p->work >= 0 || !p->slow)
+		return;
+	p->work = 1;
+	p->work_why = p->doing != NULL ?
+		ht_rep_printf(&job->a, "working: %s, moving at the library's latest look", p->doing) :
+		"working: moving at the library's latest look past its deadline";
+}
+
+void ht_rep_stacks_blamed(struct rep_job *job)
+{
+	struct table frames = { 0 }, groups = { 0 };
+	struct rep_vec added = { 0 };
+	struct memo *memo = NULL;
+
+	for (size_t v = 0; v < job->nverdicts; v++) {
+		const struct rep_verdict *x = job->verdicts[v];
+		if (x->sev != REP_ERROR)
+			continue;	/* a warning blames no one */
+		for (size_t i = 0; i < x->nranks; i++) {
+			struct rep_proc *p = blamed_proc(job, x->ranks[i]);
+			if (p == NULL)
+				continue;
+			if (memo == NULL) {
+				/* The groups so far, and their interned frames. */
+				memo = calloc(MEMO_SLOTS, sizeof(*memo));
+				if (memo == NULL)
+					abort();
+				for (size_t g = 0; g < job->ngroups; g++) {
+					struct rep_group *e = job->groups[g];
+					for (size_t k = 0; k < e->nframes; k++)
+						table_put(&frames, (void *)e->frames[k], hash_str_v);
+					table_put(&groups, e, hash_group);
+				}
+			}
+			blamed_work(job, p);
+			add_proc(job, &frames, &groups, memo, p);
+			ht_rep_vec_push(&added, p->group);
+		}
+	}
+	free(memo);
+	if (added.n == 0) {
+		free(frames.slot);
+		free(groups.slot);
+		return;
+	}
+	struct rep_group **all = realloc(job->groups, (groups.n + 1) * sizeof(*all));
+	if (all == NULL)
+		abort();
+	job->groups = all;
+	job->ngroups = 0;
+	for (size_t i = 0; i < groups.cap; i++)
+		if (groups.slot[i] != NULL)
+			job->groups[job->ngroups++] = groups.slot[i];
+	/* The groups that gained a rank are summed up again. */
+	for (size_t i = 0; i < added.n; i++) {
+		struct rep_group *g = added.v[i];
+		if (g->min_rank == INT64_MIN)
+			continue;
+		g->nranks = 0;
+		g->phase = -1;
+		g->work = -1;
+		g->work_why = NULL;
+		g->min_rank = INT64_MIN;	/* marks it done */
+	}
+	for (size_t i = 0; i < added.n; i++) {
+		struct rep_group *g = added.v[i];
+		if (g->min_rank == INT64_MIN)
+			finish_group(job, g, true);
+	}
+	ht_rep_vec_free(&added);
+	free(frames.slot);
+	free(groups.slot);
 }
 
 static int cmp_group(const void *a, const void *b)

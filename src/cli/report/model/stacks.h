@@ -11,6 +11,9 @@
 /* Merges the main-thread stacks of the stalled processes into groups,
  * ordered odd one out first. */
 void ht_rep_stacks(struct rep_job *job);
+/* After the rules: adds the main of every rank an error verdict names, from its
+ * latest dump whatever its state, to the groups (SPEC section 8). */
+void ht_rep_stacks_blamed(struct rep_job *job);
 /* Frees what ht_rep_stacks made. */
 void ht_rep_stacks_free(struct rep_job *job);
 /* Orders the groups: those holding a blamed rank first, then the
@@ -24,7 +27,11 @@ size_t ht_rep_clean_frames(struct rep_job *job, const char *const *native, size_
 /* The most telling frame of a group: the innermost Python frame, else the
  * innermost frame outside libc. */
 const char *ht_rep_top_frame(const struct rep_group *g);
-/* The same for one dump's main thread (a rank in no group: working, or
+/* The innermost frame of the job's own code in a group: the innermost
+ * Python frame outside installed packages and the standard library, else
+ * ht_rep_top_frame's. */
+const char *ht_rep_own_frame(const struct rep_group *g);
+/* The same as ht_rep_top_frame for one dump's main thread (a rank in no group: working, or
  * killed while working), cleaned; NULL when it has no frame to show. */
 const char *ht_rep_dump_top_frame(struct rep_job *job, const struct rep_dump *d);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "live.h"
+#include "model/stacks.h"
 
 #define BRIEF_WIDTH 160
 #define PREFIX "hangtrace: "
@@ -142,6 +143,25 @@ static const char *absolute(struct rep_job *job, const char *dir)
 	return dir;
 }
 
+/* Where the first verdict's first blamed rank is, when it is the first
+ * error and that rank has a stack: "rank 3 is in load_checkpoint
+ * (train.py:12)", the innermost frame of the job's own code. */
+static const char *culprit_line(struct rep_job *job)
+{
+	if (job->nverdicts == 0 || job->verdicts[0]->sev != REP_ERROR ||
+	    job->verdicts[0]->nranks == 0)
+		return NULL;
+	int64_t r = job->verdicts[0]->ranks[0];
+	if (r < 0 || (size_t)r >= job->nby_rank || job->by_rank[r] == NULL ||
+	    job->by_rank[r]->group == NULL || job->by_rank[r]->group->nframes == 0)
+		return NULL;
+	const struct rep_proc *p = job->by_rank[r];
+	const char *s = ht_rep_printf(&job->a, "  rank %lld %s in %s", (long long)r,
+				      p->end != REP_RUNNING ? "was" : "is",
+				      ht_rep_own_frame(p->group));
+	return one_line(job, s, BRIEF_WIDTH - sizeof(PREFIX) + 1);
+}
+
 void ht_rep_brief(struct rep_job *job, FILE *out, char *const *dirs, size_t ndirs)
 {
 	size_t lines = 0, errors = 0, waiting = 0;
@@ -161,11 +181,16 @@ void ht_rep_brief(struct rep_job *job, FILE *out, char *const *dirs, size_t ndir
 			"to other folders, give them all to hangtrace report\n", job->hosts[0]->name);
 		lines++;
 	}
-	size_t room = REP_BRIEF_LINES - 2 - one_host;	/* the first line, the note, the last */
+	const char *culprit = culprit_line(job);
+	/* The first line, the note, the culprit's frame, the last. */
+	size_t room = REP_BRIEF_LINES - 2 - one_host - (culprit != NULL);
 	size_t shown = 0;
-	for (; shown < job->nverdicts && shown < room; shown++, lines++)
+	for (; shown < job->nverdicts && shown < room; shown++, lines++) {
 		fprintf(out, PREFIX "%s\n",
 			ht_rep_verdict_line(job, shown, BRIEF_WIDTH - sizeof(PREFIX) + 1));
+		if (shown == 0 && culprit != NULL)
+			fprintf(out, PREFIX "%s\n", culprit);
+	}
 	struct rep_buf cmd = { 0 };
 	ht_rep_buf_add(&cmd, "hangtrace report");
 	for (size_t i = 0; i < ndirs; i++)

@@ -268,8 +268,8 @@ static void stacks(struct rep_job *job, const struct out *o)
 		return;
 	fprintf(o->f, "\n%sSTACKS%s ", c_on(o, BOLD), c_on(o, OFF));
 	char head[200];
-	snprintf(head, sizeof(head), "of the stalled main threads (innermost frame first): %zu "
-		 "process%s in %zu group%s, odd one out first", procs, procs == 1 ? "" : "es",
+	snprintf(head, sizeof(head), "of the main threads blamed or stalled (innermost frame "
+		 "first): %zu process%s in %zu group%s, the blamed first, then the odd one out", procs, procs == 1 ? "" : "es",
 		 job->ngroups, job->ngroups == 1 ? "" : "s");
 	wrap(o, head, 7, 7);
 	for (size_t i = 0; i < job->ngroups && i < MAX_GROUPS; i++) {
