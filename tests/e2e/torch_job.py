@@ -15,6 +15,8 @@ MODE word is a step, in order:
   helper          run `which hipcc | xargs readlink -f` (exits 1 where
                   hipcc is missing), as torch.utils.cpp_extension does
   raise           raise RuntimeError
+  raise_on R      raise RuntimeError on rank R only (the others go on)
+  all_reduce      dist.all_reduce of a small tensor
 
 STORE_TIMEOUT (seconds, default 60) bounds init_process_group. INIT_METHOD,
 when set (tcp://HOST:PORT), is passed to init_process_group with the rank
@@ -74,6 +76,11 @@ def main():
             print("rank %d: helper exited %d" % (rank, r.returncode), flush=True)
         elif step == "raise":
             raise RuntimeError("rank %d: bad configuration" % rank)
+        elif step == "raise_on":
+            if rank == int(args.pop(0)):
+                raise RuntimeError("rank %d: bad configuration" % rank)
+        elif step == "all_reduce":
+            dist.all_reduce(torch.ones(4))
         else:
             raise SystemExit("torch_job.py: unknown step %r" % step)
     print("rank %d done" % rank, flush=True)

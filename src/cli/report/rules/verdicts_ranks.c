@@ -212,6 +212,16 @@ static bool same_end(const void *a, const void *b)
 	return strcmp(((const struct exited *)a)->key, ((const struct exited *)b)->key) == 0;
 }
 
+/* Ended after the first bad end, so likely because of it (a rank that
+ * raises takes its connections with it: the others' next collective fails
+ * a fraction of a second later). On the first's host its own clock tells
+ * 10 ms apart; across hosts wall clocks are compared, so a second. */
+static bool after_first(const struct rep_proc *p, double t, double first,
+			const struct rep_host *first_host)
+{
+	return t > first + (p->h == first_host ? 0.01 : 1.0);
+}
+
 static void rank_exited(struct rep_job *job)
 {
 	struct rep_list l = REP_LIST(struct exited);
@@ -236,18 +246,6 @@ static void rank_exited(struct rep_job *job)
 	size_t n = l.n;
 	/* Grouped by how and where they ended, and whether they ended with
 	 * the first (a later death follows from it: its own verdict). */
-	double t_first = INFINITY;
-	for (size_t i = 0; i < n; i++)
-		if (ended_at(e[i].p) < t_first)
-			t_first = ended_at(e[i].p);
-	for (size_t i = 0; i < n; i++) {
-		struct rep_proc *p = e[i].p;
-		e[i].key = ht_rep_printf(&job->a, "%d/%s/%lld/%d/%d/%d", (int)p->end,
-					 p->exit_signal != NULL ? p->exit_signal : "",
-					 (long long)p->exit_status, p->cur_phase, p->gave_up,
-					 ended_at(p) > t_first + 1);
-	}
-	ht_rep_list_sort(&l, cmp_exited);
 	double first = INFINITY;
 	const char *first_who = NULL;
 	struct rep_host *first_host = NULL;
@@ -259,6 +257,14 @@ static void rank_exited(struct rep_job *job)
 			first_host = e[i].p->h;
 			first_rank = e[i].p->rank;
 		}
+	for (size_t i = 0; i < n; i++) {
+		struct rep_proc *p = e[i].p;
+		e[i].key = ht_rep_printf(&job->a, "%d/%s/%lld/%d/%d/%d", (int)p->end,
+					 p->exit_signal != NULL ? p->exit_signal : "",
+					 (long long)p->exit_status, p->cur_phase, p->gave_up,
+					 after_first(p, ended_at(p), first, first_host));
+	}
+	ht_rep_list_sort(&l, cmp_exited);
 	for (size_t i = 0; i < n;) {
 		size_t j = ht_rep_list_run(&l, i, same_end);
 		struct rep_proc *p = e[i].p;
@@ -299,13 +305,17 @@ static void rank_exited(struct rep_job *job)
 		 * included), before the plain stall. */
 		if (p->gave_up)
 			v->prio += 10;	/* they waited for someone else first */
-		else if (t > first + 1 && first_who != NULL) {
+		else if (after_first(p, t, first, first_host) && first_who != NULL) {
 			/* Later deaths are likely consequences of the first:
 			 * they follow from what it died of (rules/order.c). */
 			v->prio += 10;
 			v->follows_rank = first_rank;
 			bool cross = first_host != p->h;
-			after = ht_rep_printf(&job->a, " (%.0f s after %s ended%s)", t - first,
+			after = t - first < 1 ?
+				ht_rep_printf(&job->a, " (%.0f ms after %s ended%s)",
+					      (t - first) * 1000, first_who,
+					      cross ? ", by the hosts' wall clocks" : "") :
+				ht_rep_printf(&job->a, " (%.0f s after %s ended%s)", t - first,
 					      first_who, cross ? ", by the hosts' wall clocks" : "");
 		}
 		/* A rank whose DataLoader worker died first: it follows from that. */
@@ -328,7 +338,12 @@ static void rank_exited(struct rep_job *job)
 			ht_rep_verdict_note(job, v, "gone: its watchdog would have dumped by the "
 					    "newest line of another host (wall clocks compared; a "
 					    "clock far behind would look the same)");
-		v->advice = exit_advice(p);
+		v->advice = v->follows_rank != REP_UNKNOWN && *after != '\0' ?
+			ht_rep_printf(&job->a, "They ended after %s did: a rank that dies takes its "
+				      "connections with it, and the others' next collective fails "
+				      "(\"Connection closed by peer\" in their logs). Look at %s "
+				      "first.", first_who, first_who) :
+			exit_advice(p);
 		free(hosts);
 		i = j;
 	}
