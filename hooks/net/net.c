@@ -344,10 +344,12 @@ HT_EXPORT int getsockopt(int fd, int level, int optname, void *optval, socklen_t
 
 /* ---- servers: bind, listen, accept -------------------------------------------------- */
 
-static void listen_line(const char *str, enum ht_net_role role, const char *fn, int err)
+static void listen_line(const char *str, enum ht_net_role role, const char *fn, int err, int port)
 {
-	char buf[384];
+	char buf[1024], cmd[512];
 	struct ht_jw w;
+	/* A rendezvous port taken: by whom, while the holder still holds it. */
+	pid_t holder = err == EADDRINUSE && port > 0 ? ht_net_port_holder(port, cmd, sizeof(cmd)) : 0;
 
 	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_LISTEN);
 	ht_jw_str(&w, "addr", str);
@@ -356,6 +358,12 @@ static void listen_line(const char *str, enum ht_net_role role, const char *fn, 
 	ht_jw_str(&w, "result", err == 0 ? "ok" : "error");
 	ht_jw_int(&w, "errno", err);
 	ht_jw_str(&w, "error", err != 0 ? ht_errno_name(err) : NULL);
+	if (holder > 0) {
+		ht_jw_obj_begin(&w, "holder");
+		ht_jw_int(&w, "pid", holder);
+		ht_jw_str(&w, "cmd", cmd);
+		ht_jw_end(&w);
+	}
 	ht_ev_emit(&w);
 }
 
@@ -372,7 +380,7 @@ static __attribute__((noinline)) void net_bind_failed(const struct sockaddr *sa,
 	if (role == HT_ROLE_OTHER)
 		return;
 	ht_addr_fmt(str, sizeof(str), &a, true);
-	listen_line(str, role, "bind", err);
+	listen_line(str, role, "bind", err, a.port);
 }
 
 HT_EXPORT int bind(int fd, __CONST_SOCKADDR_ARG sa_arg, socklen_t len)
@@ -410,7 +418,7 @@ static __attribute__((noinline)) void net_listening(int fd)
 		atomic_store(&lis[i].count, 0);
 		ht_addr_fmt(lis[i].str, sizeof(lis[i].str), &a, true);
 		bit_set(lis_bits, fd);
-		listen_line(lis[i].str, role, "listen", 0);
+		listen_line(lis[i].str, role, "listen", 0, 0);
 		return;
 	}
 }

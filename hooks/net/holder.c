@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * holder.c: who holds a port that a rendezvous bind found taken
+ * (EADDRINUSE): the listening socket's inode from /proc/net/tcp and tcp6,
+ * then the process whose fd links to "socket:[inode]", and its command
+ * line with secret values masked. Run once, in the failing bind's thread
+ * (normal context); bounded: it reads at most MAX_SCAN fd entries.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "net.h"
+#include "procfs.h"
+#include "redact.h"
+
+#define MAX_SCAN 200000
+
+/* The inode of a socket listening on port in one of /proc/net/tcp{,6}, or 0. */
+static unsigned long listen_inode(const char *path, int port)
+{
+	char buf[8192];
+	size_t have = 0;
+	unsigned long inode = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		buf[have] = '\0';
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n')) != NULL && inode == 0) {
+			*nl = '\0';
+			/* "  0: 0100007F:7451 00000000:0000 0A ... uid timeout inode" */
+			char *colon = strchr(line, ':');
+			char *local = colon != NULL ? strchr(colon + 1, ':') : NULL;
+			char *end;
+			long p = local != NULL ? strtol(local + 1, &end, 16) : -1;
+			if (p == port && end[0] == ' ') {
+				char *f = end;
+				int field = 0;
+				char st[3] = { 0 };
+				/* rem_address, st, tx:rx, tr:when, retrnsmt, uid, timeout, inode */
+				while (*f != '\0' && field < 8) {
+					while (*f == ' ')
+						f++;
+					char *w = f;
+					while (*f != '\0' && *f != ' ')
+						f++;
+					field++;
+					if (field == 2 && f - w == 2)
+						memcpy(st, w, 2);
+					if (field == 8 && strcmp(st, "0A") == 0)
+						inode = strtoul(w, NULL, 10);
+				}
+			}
+			line = nl + 1;
+		}
+		if (inode != 0)
+			break;
+		have = strlen(line);
+		memmove(buf, line, have);
+	}
+	syscall(SYS_close, fd);
+	return inode;
+}
+
+/* The pid with an fd on socket:[inode], or 0; *scanned counts fd entries. */
+static pid_t pid_of_fd(const char *pid, unsigned long inode, size_t *scanned)
+{
+	char dir[64], link[64], buf[4096];
+	ht_append(dir, sizeof(dir), ht_append(dir, sizeof(dir), ht_append(dir, sizeof(dir), 0,
+				  "/proc/"), pid), "/fd");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	pid_t found = 0;
+	for (;;) {
+		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (r <= 0 || found != 0)
+			break;
+		for (long off = 0; off < r && found == 0; ) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			if (d->d_name[0] == '.' || ++*scanned > MAX_SCAN)
+				continue;
+			ssize_t n = readlinkat(fd, d->d_name, link, sizeof(link) - 1);
+			if (n <= 9 || memcmp(link, "socket:[", 8) != 0)
+				continue;
+			link[n] = '\0';
+			if (strtoul(link + 8, NULL, 10) == inode)
+				found = (pid_t)atoi(pid);
+		}
+	}
+	syscall(SYS_close, fd);
+	return found;
+}
+
+pid_t ht_net_port_holder(int port, char *cmd, size_t cap)
+{
+	unsigned long inode = listen_inode("/proc/net/tcp", port);
+	if (inode == 0)
+		inode = listen_inode("/proc/net/tcp6", port);
+	cmd[0] = '\0';
+	if (inode == 0)
+		return 0;
+	char buf[4096];
+	size_t scanned = 0;
+	pid_t found = 0;
+	int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (r <= 0 || found != 0 || scanned > MAX_SCAN)
+			break;
+		for (long off = 0; off < r && found == 0; ) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+				found = pid_of_fd(d->d_name, inode, &scanned);
+		}
+	}
+	syscall(SYS_close, fd);
+	if (found == 0)
+		return 0;
+	/* Its command line, arguments joined by spaces, secret values masked. */
+	char path[64], text[1024];
+	ht_append(path, sizeof(path), ht_append_i64(path, sizeof(path),
+						    ht_append(path, sizeof(path), 0, "/proc/"), found),
+		  "/cmdline");
+	ssize_t n = ht_read_file(path, text, sizeof(text));
+	size_t out = 0;
+	const char *prev = NULL;
+	for (ssize_t i = 0; n > 0 && i < n && out + 1 < cap;) {
+		const char *arg = text + i;
+		size_t len = strlen(arg), keep = len;
+		bool secret = ht_arg_secret(arg, prev, &keep);
+		if (out > 0)
+			cmd[out++] = ' ';
+		for (size_t k = 0; k < (secret ? keep : len) && out + 1 < cap; k++)
+			cmd[out++] = arg[k];
+		for (const char *m = secret ? "***" : ""; *m != '\0' && out + 1 < cap; m++)
+			cmd[out++] = *m;
+		prev = arg;
+		i += (ssize_t)len + 1;
+	}
+	cmd[out < cap ? out : cap - 1] = '\0';
+	return found;
+}
