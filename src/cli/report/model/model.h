@@ -73,6 +73,15 @@ struct rep_listen {
 	struct rep_loc loc;
 };
 
+/* A bind of a rendezvous endpoint that failed (the first), and who held
+ * the port then, as the library found it. */
+struct rep_bindfail {
+	const char *addr, *role, *error;
+	int64_t holder_pid;		/* REP_UNKNOWN when not found */
+	const char *holder_cmd;
+	struct rep_loc loc;
+};
+
 struct rep_resolve {
 	const char *what, *name, *addrs, *error;
 	bool loopback;
@@ -208,8 +217,9 @@ struct rep_proc {
 
 	struct rep_connect *conn;
 	size_t nconn;
-	struct rep_listen *listen;
+	struct rep_listen *listen;	/* what it listens on (binds that worked) */
 	size_t nlisten;
+	struct rep_bindfail *bind_fail;	/* its first failed bind, or NULL */
 	struct rep_resolve *res;
 	size_t nres;
 	struct rep_hostfacts hf;

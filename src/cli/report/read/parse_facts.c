@@ -69,6 +69,22 @@ void ht_rep__on_listen(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	const char *addr = json_string_value(json_object_get(o, "addr"));
 	if (addr == NULL)
 		return;
+	const char *result = json_string_value(json_object_get(o, "result"));
+	if (!accept && result != NULL && strcmp(result, "ok") != 0) {
+		/* A bind that failed listens on nothing. */
+		if (p->bind_fail != NULL)
+			return;
+		struct rep_bindfail *b = ht_rep_alloc(&c->a, sizeof(*b));
+		json_t *h = json_object_get(o, "holder");
+		b->addr = ht_rep_strdup(&c->a, addr);
+		b->role = ht_rep__str(&c->a, o, "role");
+		b->error = ht_rep__str(&c->a, o, "error");
+		b->holder_pid = h != NULL ? ht_rep__int(h, "pid") : REP_UNKNOWN;
+		b->holder_cmd = h != NULL ? ht_rep__str(&c->a, h, "cmd") : NULL;
+		b->loc = *loc;
+		p->bind_fail = b;
+		return;
+	}
 	for (size_t i = 0; i < p->nlisten; i++)
 		if (strcmp(p->listen[i].addr, addr) == 0) {
 			if (accept && ht_rep__int(o, "count") > p->listen[i].accepted)

@@ -32,6 +32,8 @@ void ht_rep_blame(struct rep_job *job, struct rep_verdict *v, struct rep_proc *p
 
 /* Rule families (verdicts_*.c); each adds verdicts to job. */
 void ht_rep_rules_ranks(struct rep_job *job);	/* missing, exited, straggler, ws, dup */
+/* port_in_use (verdicts_net.c): a rank could not bind its rendezvous port. */
+void ht_rep_rules_port_in_use(struct rep_job *job);
 void ht_rep_rules_net(struct rep_job *job);	/* rendezvous, loopback, ifname, shm */
 void ht_rep_rules_gpu(struct rep_job *job);	/* cuda, devices, fork, versions */
 void ht_rep_rules_nccl(struct rep_job *job);	/* ids, init errors, collectives */

@@ -445,6 +445,43 @@ static void shm_too_small(struct rep_job *job)
 	}
 }
 
+/* port_in_use: a rank could not bind the rendezvous port (EADDRINUSE):
+ * another process holds it, often a job left over from an earlier run,
+ * and the ranks that connect there reach that process instead. */
+void ht_rep_rules_port_in_use(struct rep_job *job)
+{
+	for (size_t i = 0; i < job->mains.n; i++) {
+		struct rep_proc *p = job->mains.v[i];
+		const struct rep_bindfail *b = p->bind_fail;
+		if (b == NULL || b->error == NULL || strcmp(b->error, "EADDRINUSE") != 0 ||
+		    b->role == NULL || strcmp(b->role, "other") == 0)
+			continue;
+		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_PORT_IN_USE, REP_ERROR);
+		ht_rep_blame(job, v, p);
+		ht_rep_verdict_evidence(job, v, &b->loc, NULL);
+		const char *port = ht_rep_port(b->addr);
+		const char *holder = b->holder_pid != REP_UNKNOWN ?
+			ht_rep_printf(&job->a, "; pid %lld holds it (%s)", (long long)b->holder_pid,
+				      b->holder_cmd != NULL ? b->holder_cmd : "?") :
+			"; the process holding it was not found (another user's, or it has ended)";
+		v->summary = ht_rep_printf(&job->a, "%s could not listen on %s, the %s port: "
+					   "address already in use%s", ht_rep_who(job, p), b->addr,
+					   strcmp(b->role, "rendezvous") == 0 ? "rendezvous" : b->role,
+					   holder);
+		v->advice = b->holder_pid != REP_UNKNOWN ?
+			ht_rep_printf(&job->a, "Another process holds port %s on %s, often a job "
+				      "left over from an earlier run: end it (kill %lld) if it is "
+				      "stale, or give this job another MASTER_PORT (torchrun "
+				      "--master-port). The other ranks connect to that process "
+				      "and wait for ever.", port != NULL ? port : "?", p->host,
+				      (long long)b->holder_pid) :
+			ht_rep_printf(&job->a, "Another process holds port %s on %s: `ss -ltnp "
+				      "'sport = :%s'` there names it. End it if it is stale, or give "
+				      "this job another MASTER_PORT (torchrun --master-port).",
+				      port != NULL ? port : "?", p->host, port != NULL ? port : "?");
+	}
+}
+
 void ht_rep_rules_net(struct rep_job *job)
 {
 	master_addr_loopback(job);
