@@ -94,6 +94,22 @@ static const char *reason_name(enum ht_reason why)
 	return "identity";
 }
 
+/* The inode of our pid namespace ("pid:[4026531836]"), or 0: with the
+ * boot id, the report knows it sees our pids (a report in another
+ * container of the same host does not). */
+static int64_t pid_ns(void)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+	if (n <= 5 || memcmp(link, "pid:[", 5) != 0)
+		return 0;
+	link[n] = '\0';
+	int64_t v = 0;
+	for (const char *c = link + 5; *c >= '0' && *c <= '9'; c++)
+		v = v * 10 + (*c - '0');
+	return v;
+}
+
 void ht_proc_write_header(enum ht_reason why)
 {
 	struct ht_jw w;
@@ -120,6 +136,8 @@ void ht_proc_write_header(enum ht_reason why)
 	ht_jw_str(&w, "boot_id", boot);
 	ht_jw_secs(&w, "btime", real - ht_clock_ns(CLOCK_BOOTTIME));
 	ht_jw_int_or_null(&w, "start_ticks", (int64_t)st.start_ticks, have_stat);
+	int64_t ns = pid_ns();
+	ht_jw_int_or_null(&w, "pid_ns", ns, ns > 0);
 	ht_jw_int_or_null(&w, "fork_parent", ht_g.fork_parent, ht_g.fork_parent > 0);
 	ht_jw_bool(&w, "cuda_inherited", ht_g.cuda_inherited);
 	ht_jw_secs(&w, "timeout", ht_g.opt.timeout_ns);
