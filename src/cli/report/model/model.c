@@ -8,11 +8,15 @@
  * blocked. Times within a process are its own monotonic clock; across
  * processes the wall clock, which hosts may disagree on (noted).
  */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/model.h"
+#include "procfs.h"
 #include "model/ranges.h"
 #include "model/stacks.h"
 
@@ -101,12 +105,46 @@ static bool vanished(const struct rep_proc *p, double now)
 	return now > expect + slack && now > p->last_ts + slack;
 }
 
-static void end_state(struct rep_proc *p, double now)
+/* The report's own machine: its boot id and pid namespace. */
+struct here {
+	char boot[40];
+	int64_t ns;
+};
+
+static void here_init(struct here *h)
+{
+	char link[64];
+	ssize_t n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+	ht_boot_id(h->boot);
+	h->ns = 0;
+	if (n > 5 && memcmp(link, "pid:[", 5) == 0) {
+		link[n] = '\0';
+		h->ns = strtoll(link + 5, NULL, 10);
+	}
+}
+
+/* A process of this machine and pid namespace that no longer runs: its
+ * pid is gone, or now names a process started at another time, or a
+ * zombie. Known at once, where the watchdog's silence takes a deadline. */
+static bool gone_here(const struct here *h, const struct rep_proc *p)
+{
+	if (h->ns <= 0 || h->boot[0] == '\0' || p->boot_id == NULL || p->pid_ns != h->ns ||
+	    strcmp(p->boot_id, h->boot) != 0 || p->pid <= 0 || p->start_ticks == REP_UNKNOWN)
+		return false;
+	char path[48];
+	struct ht_stat st;
+	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)p->pid);
+	if (!ht_read_stat(path, &st))
+		return errno == ENOENT || errno == ESRCH;
+	return (int64_t)st.start_ticks != p->start_ticks || st.state == 'Z' || st.state == 'X';
+}
+
+static void end_state(const struct here *h, struct rep_proc *p, double now)
 {
 	if (p->have_exit)
 		p->end = p->exit_signal != NULL ? REP_SIGNALED : REP_EXITED;
 	else
-		p->end = vanished(p, now) ? REP_VANISHED : REP_RUNNING;
+		p->end = gone_here(h, p) || vanished(p, now) ? REP_VANISHED : REP_RUNNING;
 	if (p->ndumps == 0)
 		return;
 	struct rep_dump *d = &p->dumps[p->ndumps - 1];
@@ -714,6 +752,8 @@ void ht_rep_model(struct rep_job *job)
 	if (s == NULL)
 		abort();
 	memcpy(s, job->procs.v, n * sizeof(*s));
+	struct here here;
+	here_init(&here);
 	job->t0 = INFINITY;
 	job->now = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
@@ -726,7 +766,7 @@ void ht_rep_model(struct rep_job *job)
 		job->now = NAN;
 	for (size_t i = 0; i < n; i++) {
 		s[i]->gpu = gpu_active(s[i]);
-		end_state(s[i], job->now);
+		end_state(&here, s[i], job->now);
 		if (s[i]->stalled || s[i]->gave_up)
 			work_state(job, s[i]);
 		/* A rank whose stack or I/O moved between the dumps of that

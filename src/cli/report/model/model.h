@@ -177,6 +177,7 @@ struct rep_proc {
 	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
 	int64_t pid, ppid, fork_parent;
 	int64_t start_ticks;		/* with host, boot and pid: the process */
+	int64_t pid_ns;			/* its pid namespace's inode, REP_UNKNOWN */
 	int64_t rank, world_size, local_rank;	/* REP_UNKNOWN when not known */
 	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
 	struct rep_loc id_loc;

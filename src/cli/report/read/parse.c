@@ -142,6 +142,7 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	p->pid = ht_rep__int(o, "pid");
 	p->ppid = ht_rep__int(o, "ppid");
 	p->start_ticks = ht_rep__int(o, "start_ticks");
+	p->pid_ns = ht_rep__int(o, "pid_ns");
 	p->fork_parent = ht_rep__int(o, "fork_parent");
 	p->rank = ht_rep__int(o, "rank");
 	p->world_size = ht_rep__int(o, "world_size");
