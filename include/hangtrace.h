@@ -91,6 +91,7 @@ enum ht_event_type {
 	XX(TOO_MANY_LOCAL_RANKS, "too_many_local_ranks", 42, ERROR, CAUSE) \
 	XX(VISIBLE_DEVICES_INCONSISTENT, "visible_devices_inconsistent", 41, ERROR, CAUSE) \
 	XX(CUDA_INIT_FAILED, "cuda_init_failed", 22, ERROR, CAUSE) \
+	XX(CUDA_INIT_HANG, "cuda_init_hang", 23, ERROR, CAUSE) \
 	XX(STUB_DRIVER, "stub_driver", 20, ERROR, CAUSE) \
 	XX(DRIVER_TOO_OLD, "driver_too_old", 21, ERROR, CAUSE) \
 	XX(FORK_AFTER_CUDA_INIT, "fork_after_cuda_init", 45, ERROR, CAUSE) \

@@ -22,6 +22,9 @@
  *   loop         init, then 700 allreduces a second of LOOP_S, one a
  *                millisecond, never a CUDA synchronize (a healthy loop
  *                whose steady state the library cannot see begin)
+ * CUDA_FIRST=1 makes a rank take its device through the driver of
+ * FAKE_CUDA_LIB before NCCL (cuInit, cuDeviceGet of LOCAL_RANK,
+ * cuDevicePrimaryCtxRetain), as frameworks do at startup.
  * NRANKS overrides the nranks passed to init; OWN_ID=1 makes a rank use an
  * id of its own; LOAD_S=N makes it first spend N seconds in load_checkpoint
  * (a rank late to init). Prints "rank R: ..." lines; exits 0 on success.
@@ -57,11 +60,15 @@ __attribute__((noinline)) void load_checkpoint(int secs)
 		poll(NULL, 0, 100);
 }
 
+static void *cuda_take(void);
+
 static int init(ncclComm_t *comm)
 {
 	ncclUniqueId id;
 
 	load_checkpoint(t_env_int("LOAD_S", 0));
+	if (t_env_int("CUDA_FIRST", 0) == 1 && cuda_take() != NULL)
+		t_say("CUDA_TAKEN");
 	if (t_get_id(&id, ncclGetUniqueId) != 0)
 		return 2;
 	t_say("INIT_START");
@@ -70,25 +77,36 @@ static int init(ncclComm_t *comm)
 	return 0;
 }
 
-/* A context synchronize through the (fake) driver, so the cuda family can
- * record `steady` after the collectives; on device LOCAL_RANK (default 0). */
-static void cuda_sync(void)
+/* The device LOCAL_RANK (default 0) through the (fake) driver of
+ * FAKE_CUDA_LIB: cuInit, cuDeviceGet, cuDevicePrimaryCtxRetain,
+ * cuCtxSetCurrent; the driver's handle, or NULL. */
+static void *cuda_take(void)
 {
 	const char *lib = getenv("FAKE_CUDA_LIB");
 	if (lib == NULL || *lib == '\0')
-		return;
+		return NULL;
 	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL)
-		return;
+		return NULL;
 	int (*cu_init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
 	int (*dev_get)(int *, int) = (int (*)(int *, int))dlsym(h, "cuDeviceGet");
 	int (*retain)(void **, int) = (int (*)(void **, int))dlsym(h, "cuDevicePrimaryCtxRetain");
 	int (*set)(void *) = (int (*)(void *))dlsym(h, "cuCtxSetCurrent");
-	int (*sync)(void) = (int (*)(void))dlsym(h, "cuCtxSynchronize");
 	int dev = 0, ordinal = t_env_int("LOCAL_RANK", 0);
 	void *ctx = NULL;
-	if (cu_init && dev_get && retain && set && sync && cu_init(0) == 0 &&
+	if (cu_init && dev_get && retain && set && cu_init(0) == 0 &&
 	    dev_get(&dev, ordinal) == 0 && retain(&ctx, dev) == 0 && set(ctx) == 0)
+		return h;
+	return NULL;
+}
+
+/* A context synchronize on that device, so the cuda family can record
+ * `steady` after the collectives. */
+static void cuda_sync(void)
+{
+	void *h = cuda_take();
+	int (*sync)(void) = h != NULL ? (int (*)(void))dlsym(h, "cuCtxSynchronize") : NULL;
+	if (sync != NULL)
 		t_say("CUDA_SYNC %d", sync());
 }
 

@@ -34,6 +34,10 @@ void ht_rep_blame(struct rep_job *job, struct rep_verdict *v, struct rep_proc *p
 void ht_rep_rules_ranks(struct rep_job *job);	/* missing, exited, straggler, ws, dup */
 /* port_in_use (verdicts_net.c): a rank could not bind its rendezvous port. */
 void ht_rep_rules_port_in_use(struct rep_job *job);
+/* cuda_init_hang (verdicts_cudahang.c): a rank stuck in cuInit or its GPU's bind. */
+void ht_rep_rules_cuda_init_hang(struct rep_job *job);
+/* True when job has a verdict of that code. */
+bool ht_rep_has_code(const struct rep_job *job, enum ht_verdict_code code);
 void ht_rep_rules_net(struct rep_job *job);	/* rendezvous, loopback, ifname, shm */
 void ht_rep_rules_gpu(struct rep_job *job);	/* cuda, devices, fork, versions */
 void ht_rep_rules_nccl(struct rep_job *job);	/* ids, init errors, collectives */

@@ -409,7 +409,8 @@ static const char *age_words(struct rep_job *job, double s)
 
 static void straggler(struct rep_job *job)
 {
-	if (!job->stuck)
+	/* A rank stuck in the driver's start-up is that verdict's. */
+	if (!job->stuck || ht_rep_has_code(job, HT_VERDICT_CUDA_INIT_HANG))
 		return;
 	/* The ranks behind must still be there; the ranks ahead may have
 	 * given up waiting for them since. */
