@@ -21,7 +21,13 @@ WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 # scripts/check-deps.sh checks the direction of every include.
 INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib hooks/mpi
 CLI_INC_DIRS := include src/base src/cli src/cli/report
-STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN)
+# The version comes from one place, the file VERSION: `hangtrace --version`,
+# every trace header and the wheel's metadata (python/hangtrace_build.py)
+# read it. Objects of the command and the tests rebuild when it changes
+# (the library's through lib.flags).
+VERSION := $(shell cat VERSION)
+STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -DHT_VERSION='"$(VERSION)"'
+
 BASE_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(INC_DIRS))
 OPT ?= -O2
 
@@ -133,7 +139,10 @@ $(B)/obj/lib/%.o: %.c $(B)/lib.flags | deps
 $(B)/hangtrace: $(CLI_OBJS) $(B)/deps.ok
 	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm -ldl -pthread
 
-$(B)/obj/cli/%.o: %.c | deps
+$(B)/version: FORCE | $(B)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+
+$(B)/obj/cli/%.o: %.c $(B)/version | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -173,7 +182,7 @@ $(B)/tests/check_runner: $(CHECK_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $(CHECK_OBJS) $(CHECK_LIBS)
 
-$(B)/obj/check/%.o: %.c | deps
+$(B)/obj/check/%.o: %.c $(B)/version | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
 
