@@ -128,6 +128,13 @@ rc == 1 and (v0['code'], v0['ranks'], v0['summary']) == ${first:-None}
 and all(R(r)['phase'] == 'nccl_init' and R(r)['stalled'] for r in range(3))"
 	expect "the job-script way (LD_PRELOAD=\$(hangtrace --lib-path)): the same first verdict" preload "
 rc == 1 and (v0['code'], v0['ranks'], v0['summary']) == ${first:-None}"
+	headers_have_version() {
+		local f
+		for f in "$T"/wheel/*.jsonl "$T"/preload/*.jsonl; do
+			head -n 1 "$f" | grep -q "\"version\":\"$VERSION\"" || return 1
+		done
+	}
+	check "every trace header of the wheel's ranks carries the version" headers_have_version
 	check "the wheel's dumps unwound with libunwind" grep -q '"unwinder":"libunwind"' "$T"/wheel/*.jsonl
 	check "the brief in the job's log, from the wheel's command (hangtrace run)" \
 		grep -q "$BRIEF" "$T"/wheel.*.out
