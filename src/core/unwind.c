@@ -156,13 +156,13 @@ void ht_unwind_prepare(void)
 	prepared = true;
 	void *h = open_libunwind();
 	if (h != NULL) {
-		u_init2 = ht_real_dlsym(h, "_ULx86_64_init_local2");
-		u_step = ht_real_dlsym(h, "_ULx86_64_step");
-		u_get_reg = ht_real_dlsym(h, "_ULx86_64_get_reg");
-		u_is_signal_frame = ht_real_dlsym(h, "_ULx86_64_is_signal_frame");
+		u_init2 = ht_real_dlsym(h, HT_UNW("init_local2"));
+		u_step = ht_real_dlsym(h, HT_UNW("step"));
+		u_get_reg = ht_real_dlsym(h, HT_UNW("get_reg"));
+		u_is_signal_frame = ht_real_dlsym(h, HT_UNW("is_signal_frame"));
 		int (*policy)(unw_addr_space_t, unw_caching_policy_t) =
-			ht_real_dlsym(h, "_ULx86_64_set_caching_policy");
-		unw_addr_space_t *as = ht_real_dlsym(h, "_ULx86_64_local_addr_space");
+			ht_real_dlsym(h, HT_UNW("set_caching_policy"));
+		unw_addr_space_t *as = ht_real_dlsym(h, HT_UNW("local_addr_space"));
 		if (u_init2 == NULL || u_step == NULL || u_get_reg == NULL) {
 			u_init2 = NULL;
 		} else {
