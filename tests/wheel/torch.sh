@@ -14,7 +14,8 @@ need_wheel
 TMO=3
 TV=$B/venv-torch
 if [ ! -f "$TV/.torch-ok" ] || [ ! -x "$TV/bin/python" ]; then
-	skip wheel_torch "no PyTorch from PyPI in $TV (make torch-venv: $(tail -n 1 "$B/torch-venv.log" 2>/dev/null))"
+	why=$(tail -n 1 "$B/torch-venv.log" 2>/dev/null)
+	skip wheel_torch "no PyTorch from PyPI in $TV: make torch-venv did not make it${why:+ ($why)}"
 	finish
 fi
 TSITE=$(site "$TV")
