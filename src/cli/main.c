@@ -3,6 +3,8 @@
  * main.c: `hangtrace`, the command: run a rank under the library, ask
  * traced processes for a dump, report on a job's traces.
  */
+#include <err.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@ static const char usage[] =
 	"    hangtrace watch [--interval S] DIR...\n"
 	"    hangtrace dump DIR\n"
 	"    hangtrace check [--dir D] [--timeout S] [--port P] [--nccl]\n"
+	"    hangtrace --lib-path\n"
 	"    hangtrace --help | --version\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -31,11 +34,16 @@ static const char usage[] =
 	"            hangtrace check --help); hangtrace report D reads them.\n"
 	"    watch   shows every rank's phase and the verdicts live, redrawn every 2 s.\n"
 	"    dump    asks every traced process of this host listed in DIR for a dump now.\n"
+	"    --lib-path\n"
+	"            prints the path of the libhangtrace.so that run preloads, for job\n"
+	"            scripts that set LD_PRELOAD themselves:\n"
+	"            export LD_PRELOAD=$(hangtrace --lib-path)\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    run: the exit status of CMD (127 if it cannot be run, 2 on a usage error).\n"
 	"    report: 0 no error found, 1 a verdict of severity error, 2 nothing readable\n"
 	"    or a usage error. dump: 0 when a process was signalled, 1 when none, 2 usage.\n"
+	"    --lib-path: 0, or 1 when no library lies beside the command.\n"
 	"\n"
 	"ENVIRONMENT\n"
 	"    HANGTRACE_DIR, HANGTRACE_TIMEOUT, HANGTRACE_ON_STALL, HANGTRACE_BRIEF, HANGTRACE_RANK,\n"
@@ -50,6 +58,16 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("hangtrace %s\n", HT_VERSION);
+		return HT_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--lib-path") == 0) {
+		char lib[PATH_MAX];
+		if (!ht_cli_find_library(lib, sizeof(lib))) {
+			warnx("cannot find libhangtrace.so beside this program "
+			      "(looked in its folder, ../lib and ../lib/hangtrace)");
+			return 1;
+		}
+		puts(lib);
 		return HT_EXIT_OK;
 	}
 	if (strcmp(argv[1], "run") == 0)

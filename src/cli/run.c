@@ -33,8 +33,7 @@ void ht_cli_default_dir(char *out, size_t cap)
 	snprintf(out, cap, "%s/hangtrace.%s", cwd, id.job[0] != '\0' ? id.job : "local");
 }
 
-/* The library next to this program: build/ in the tree, ../lib installed. */
-static bool find_library(char *out, size_t cap)
+bool ht_cli_find_library(char *out, size_t cap)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -120,7 +119,7 @@ int ht_run_main(int argc, char **argv)
 		return HT_EXIT_USAGE;
 	}
 	char lib[PATH_MAX];
-	if (!find_library(lib, sizeof(lib))) {
+	if (!ht_cli_find_library(lib, sizeof(lib))) {
 		warnx("run: cannot find libhangtrace.so next to this program "
 		      "(looked in its folder, ../lib and ../lib/hangtrace)");
 		return HT_EXIT_USAGE;

@@ -8,7 +8,8 @@
  * its stdout on our stderr, and reaps it within a bound. Runs on the
  * watchdog thread only, and takes no lock the stalled main thread may hold:
  * no stdio, no dladdr (it takes the loader's lock, which a rank hung in a
- * constructor holds: the library's folder comes from /proc/self/maps), and
+ * constructor holds: the library's folder comes from /proc/self/maps,
+ * self.h), and
  * no allocation of ours (glibc 2.36's posix_spawn_file_actions_add* do
  * allocate, from the watchdog thread's own malloc arena).
  */
@@ -27,6 +28,7 @@
 #include "state.h"
 #include "writer.h"
 #include "procfs.h"
+#include "self.h"
 
 extern char **environ;
 
@@ -36,42 +38,6 @@ extern char **environ;
 static _Atomic bool done;
 static char *envv[MAX_ENV + 1];
 static char preload[4096 + sizeof("LD_PRELOAD=")];
-
-/* Our own folder, read from /proc/self/maps a chunk at a time. */
-static bool own_folder(char *out, size_t cap)
-{
-	static char buf[8192];
-	size_t have = 0;
-	bool found = false;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		have += (size_t)r;
-		size_t last = have;
-		while (last > 0 && buf[last - 1] != '\n')
-			last--;
-		if (last == 0) {	/* a line longer than the buffer: skip it */
-			have = 0;
-			continue;
-		}
-		if (ht_brief_lib_folder(buf, last, (unsigned long)(uintptr_t)&ht_brief_on_stall, out,
-					cap)) {
-			found = true;
-			break;
-		}
-		memmove(buf, buf + last, have - last);
-		have -= last;
-	}
-	close(fd);
-	return found;
-}
 
 /* The hangtrace command: HANGTRACE_COMMAND (set by hangtrace run), else
  * beside the library: the build folder's, ../bin installed (lib/ or
@@ -86,7 +52,7 @@ static bool find_command(char *out, size_t cap)
 		ht_strlcpy(out, ht_g.opt.command, cap);
 		return true;
 	}
-	if (!own_folder(folder, sizeof(folder)))
+	if (!ht_self_folder(folder, sizeof(folder)))
 		return false;
 	for (size_t i = 0; i < HT_ARRAY_SIZE(rel); i++) {
 		size_t n = ht_append(out, cap, 0, folder);

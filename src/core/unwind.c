@@ -6,7 +6,8 @@
  * DT_NEEDED of a preload it would take _Unwind_RaiseException for every C++
  * exception of the host process (libunwind.so.8 exports it, and the
  * loader binds libstdc++'s reference to the first definition:
- * tests/core/cxx.sh throws through a traced process). Without it, libgcc's
+ * tests/core/cxx.sh throws through a traced process). A wheel carries its
+ * own copy beside the library. Without it, libgcc's
  * _Unwind_Backtrace, lock-free on glibc >= 2.35 with libgcc >= 12.
  */
 #include <dlfcn.h>
@@ -18,6 +19,7 @@
 
 #include "abi.h"
 #include "real.h"
+#include "self.h"
 #include "state.h"
 #include "unwind.h"
 
@@ -125,20 +127,42 @@ static int capture(void *uc, uintptr_t *ip, int max, bool skip_signal)
 	return 1;
 }
 
+/*
+ * The wheel's own copy beside the library (hangtrace/lib/libunwind.so.8, its
+ * liblzma found through its $ORIGIN run path), by its full path: neither
+ * LD_LIBRARY_PATH nor the host's cache can put another in its place. Else
+ * the host's, by name (the build tree, make install).
+ */
+static void *open_libunwind(void)
+{
+	static const char name[] = "/libunwind.so.8";
+	char path[1024];
+
+	if (ht_self_folder(path, sizeof(path) - sizeof(name))) {
+		strcat(path, name);
+		if (access(path, R_OK) == 0) {
+			void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			if (h != NULL)
+				return h;
+		}
+	}
+	return dlopen(name + 1, RTLD_NOW | RTLD_LOCAL);
+}
+
 void ht_unwind_prepare(void)
 {
 	if (prepared)
 		return;
 	prepared = true;
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	void *h = open_libunwind();
 	if (h != NULL) {
-		u_init2 = ht_real_dlsym(h, "_ULx86_64_init_local2");
-		u_step = ht_real_dlsym(h, "_ULx86_64_step");
-		u_get_reg = ht_real_dlsym(h, "_ULx86_64_get_reg");
-		u_is_signal_frame = ht_real_dlsym(h, "_ULx86_64_is_signal_frame");
+		u_init2 = ht_real_dlsym(h, HT_UNW("init_local2"));
+		u_step = ht_real_dlsym(h, HT_UNW("step"));
+		u_get_reg = ht_real_dlsym(h, HT_UNW("get_reg"));
+		u_is_signal_frame = ht_real_dlsym(h, HT_UNW("is_signal_frame"));
 		int (*policy)(unw_addr_space_t, unw_caching_policy_t) =
-			ht_real_dlsym(h, "_ULx86_64_set_caching_policy");
-		unw_addr_space_t *as = ht_real_dlsym(h, "_ULx86_64_local_addr_space");
+			ht_real_dlsym(h, HT_UNW("set_caching_policy"));
+		unw_addr_space_t *as = ht_real_dlsym(h, HT_UNW("local_addr_space"));
 		if (u_init2 == NULL || u_step == NULL || u_get_reg == NULL) {
 			u_init2 = NULL;
 		} else {

@@ -19,7 +19,7 @@ out=$B/fuzz
 mkdir -p "$out/seeds" "$out/crashes"
 srcs="$root/tests/fuzz/target/report_fuzz.c $(ls "$root"/src/cli/report/*.c "$root"/src/cli/report/*/*.c) $root/src/base/names.c $root/src/base/signatures.c $root/src/cli/check/names.c"
 flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -I$root/include -I$root/src/base -I$root/src/core -I$root/src/cli -I$root/src/cli/report \
-	$(pkg-config --cflags jansson 2>/dev/null)"
+	-DHT_VERSION=\"$(cat "$root/VERSION")\" $(pkg-config --cflags jansson 2>/dev/null)"
 libs="$(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm"
 
 say() { if [ $mode = replay ]; then echo "$1 $2"; else echo "fuzz: $2"; fi; }
@@ -42,7 +42,7 @@ target=$out/report_fuzz
 stale=1
 if [ -x "$target" ]; then
 	stale=0
-	for s in $srcs "$root"/src/cli/report/*.h "$root"/src/cli/report/*/*.h "$root"/include/hangtrace.h "$root"/include/signatures.def; do
+	for s in $srcs "$root"/src/cli/report/*.h "$root"/src/cli/report/*/*.h "$root"/include/hangtrace.h "$root"/include/signatures.def "$root"/VERSION; do
 		[ "$s" -nt "$target" ] && stale=1
 	done
 fi
