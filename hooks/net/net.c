@@ -27,6 +27,7 @@
 #include "net.h"
 #include "netfacts.h"
 #include "phase.h"
+#include "portholder.h"
 #include "procfs.h"
 #include "real.h"
 #include "state.h"

@@ -22,10 +22,7 @@
  * allocates; a no-op when sa is not IPv4/IPv6 or the table (64) is full.
  */
 void ht_net_add_endpoint(const struct sockaddr *sa, socklen_t len, const char *role);
-/* The process holding a listening TCP socket on port (holder.c): its pid,
- * or 0 when none is found (or it is not ours to see); its command line,
- * secret values masked, into cmd[cap]. */
-pid_t ht_net_port_holder(int port, char *cmd, size_t cap);
+
 
 /* ---- the family table's entries (net_family.c, hooks/families.h) ------------------ */
 

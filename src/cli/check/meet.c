@@ -24,6 +24,7 @@
 #include "check.h"
 #include "meet.h"
 #include "netfacts.h"
+#include "portholder.h"
 #include "wire.h"
 
 
@@ -232,6 +233,21 @@ static void serve(struct chk *c)
 	int bound = 0;
 	char why[256];
 	int lfd = ht_chk_listen(NULL, c->port, &bound);
+	if (lfd == -EADDRINUSE) {
+		/* Where the job's store would listen: taken, and by whom. */
+		char cmd[512];
+		pid_t holder = ht_net_port_holder(c->port, cmd, sizeof(cmd));
+		int64_t r0 = 0;
+		if (holder > 0)
+			ht_chk_result(c, HT_CHECK_RENDEZVOUS, "fail", "port_in_use", &r0, 1,
+				      "rank 0 cannot listen on port %d: address already in use; "
+				      "pid %d holds it (%s)", c->port, (int)holder, cmd);
+		else
+			ht_chk_result(c, HT_CHECK_RENDEZVOUS, "fail", "port_in_use", &r0, 1,
+				      "rank 0 cannot listen on port %d: address already in use "
+				      "(the holder is not ours to see)", c->port);
+		return;
+	}
 	if (lfd < 0) {
 		ht_chk_result(c, HT_CHECK_RENDEZVOUS, "fail", "rendezvous_unreachable", NULL, 0,
 			      "rank 0 cannot listen on port %d: %s", c->port, strerror(-lfd));

@@ -45,6 +45,9 @@ static const char *advice_of(const char *code)
 		{ "address_conflict", "Point NCCL_SOCKET_IFNAME at the interface that carries each "
 		  "host's own address (not a container bridge such as docker0 that every host "
 		  "numbers alike)." },
+		{ "port_in_use", "Another process holds the rendezvous port, often a job left "
+		  "over from an earlier run: end it if it is stale, or give the job another "
+		  "MASTER_PORT (torchrun --master-port)." },
 		{ "peer_unreachable", "Open the ports NCCL uses between the hosts (it listens on "
 		  "ephemeral ports, not only MASTER_PORT) or bind it to an interface the hosts "
 		  "share (NCCL_SOCKET_IFNAME)." },

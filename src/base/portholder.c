@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * holder.c: who holds a port that a rendezvous bind found taken
- * (EADDRINUSE): the listening socket's inode from /proc/net/tcp and tcp6,
- * then the process whose fd links to "socket:[inode]", and its command
- * line with secret values masked. Run once, in the failing bind's thread
- * (normal context); bounded: it reads at most MAX_SCAN fd entries.
+ * portholder.c: who holds a port that a bind found taken (EADDRINUSE):
+ * the listening socket's inode from /proc/net/tcp and tcp6, then the
+ * process whose fd links to "socket:[inode]", and its command line with
+ * secret values masked. The library runs it once, in the failing bind's
+ * thread (normal context), and `hangtrace check` where rank 0 cannot
+ * listen; bounded: it reads at most MAX_SCAN fd entries.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
-#include "net.h"
+#include "portholder.h"
 #include "procfs.h"
 #include "redact.h"
 
