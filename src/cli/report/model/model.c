@@ -144,7 +144,10 @@ static void end_state(const struct here *h, struct rep_proc *p, double now)
 	if (p->have_exit)
 		p->end = p->exit_signal != NULL ? REP_SIGNALED : REP_EXITED;
 	else
-		p->end = gone_here(h, p) || vanished(p, now) ? REP_VANISHED : REP_RUNNING;
+		/* A chained fatal signal (an abort on stall) ended it where it
+		 * waited: judged by that line (ended.c), as before. */
+		p->end = (gone_here(h, p) && p->signal == NULL) || vanished(p, now) ?
+			 REP_VANISHED : REP_RUNNING;
 	if (p->ndumps == 0)
 		return;
 	struct rep_dump *d = &p->dumps[p->ndumps - 1];
