@@ -92,8 +92,8 @@ and '2,3' in v0['summary'] and 'too_many_local_ranks' not in codes"
 expect "cuInit returns 999 on rank 1: cuda_init_failed [1]" initfail "
 rc == 1 and v0['code'] == 'cuda_init_failed' and v0['ranks'] == [1] and '999' in v0['summary']
 and R(1)['phase'] == 'cuda_init' and all(R(r)['phase'] == 'nccl_init' for r in (0, 2))"
-expect "rank 2 hangs in cuInit: straggler [2], its stack in cuda_init" inithang "
-rc == 1 and v0['code'] in ('straggler', 'stalled') and v0['ranks'] == [2]
+expect "rank 2 hangs in cuInit: cuda_init_hang [2], its stack in cuda_init" inithang "
+rc == 1 and v0['code'] == 'cuda_init_hang' and v0['ranks'] == [2]
 and R(2)['phase'] == 'cuda_init' and G(2)['ranks'] == [2] and G(2)['phase'] == 'cuda_init'
 and 'fake_cuda_init_wait' in frames(G(2)) and groups[0] is G(2)
 and all(R(r)['phase'] == 'nccl_init' for r in (0, 1, 3))"
