@@ -473,9 +473,10 @@ void ht_dump(enum ht_dump_reason why, int n, int64_t age_ns)
 	ht_lib_mark_begin(&mark);
 	int64_t lib_r = ht_lib_rchar() - mark.n, lib_w = ht_lib_wchar();
 	write_stall(why, n, age_ns, t0);
-	/* Forked children (DataLoader workers) are dumped with their parent;
-	 * `hangtrace dump` asks each of them itself. */
-	if (why != HT_DUMP_ON_DEMAND)
+	/* Forked children (DataLoader workers) are dumped with their parent
+	 * when it is killed, and after a look that found it blocked
+	 * (watchdog.c); `hangtrace dump` asks each of them itself. */
+	if (why == HT_DUMP_SIGTERM)
 		ht_children_dump();
 	ht_families_dump();
 	if (ht_arena_open(&a, ARENA_SIZE) < 0) {

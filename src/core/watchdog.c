@@ -28,6 +28,7 @@
 #include "inflight.h"
 #include "phase.h"
 #include "blocked.h"
+#include "children.h"
 #include "degraded.h"
 #include "procfs.h"
 #include "progress.h"
@@ -325,6 +326,11 @@ static void look(struct episode *e, int64_t now, int64_t oldest, int64_t call0, 
 	dump_end();
 	enum ht_look_result r = e->looks.last.result;
 	bool activity = e->looks.activity != NULL || e->looks.py_cut;
+	/* Its forked children (DataLoader workers) only when it is blocked: a
+	 * dump is a signal into a busy worker, which a healthy job must not
+	 * pay for (make soak saw a worker die of SIGSEGV in one). */
+	if (r == HT_LOOK_BLOCKED)
+		ht_children_dump();
 	/* A look after one that found the process working is evidence only:
 	 * steady (SPEC section 6) is no startup stall. */
 	if (r == HT_LOOK_BLOCKED && !e->declared && !e->trailing) {
