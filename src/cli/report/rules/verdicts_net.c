@@ -456,7 +456,11 @@ void ht_rep_rules_port_in_use(struct rep_job *job)
 		if (b == NULL || b->error == NULL || strcmp(b->error, "EADDRINUSE") != 0 ||
 		    b->role == NULL || strcmp(b->role, "other") == 0)
 			continue;
-		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_PORT_IN_USE, REP_ERROR);
+		/* A bind that failed in a job that went on (a second store
+		 * tried, a fallback) caused nothing: a risk, not the cause. */
+		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_PORT_IN_USE,
+							   job->stuck || job->failed ?
+							   REP_ERROR : REP_WARNING);
 		ht_rep_blame(job, v, p);
 		ht_rep_verdict_evidence(job, v, &b->loc, NULL);
 		const char *port = ht_rep_port(b->addr);
