@@ -64,7 +64,8 @@ enum ht_phase {
 	XX(EXIT, "exit")                 \
 	XX(IB, "ib")                     \
 	XX(CHECK, "check")               \
-	XX(BUILD_LOCK, "build_lock")
+	XX(BUILD_LOCK, "build_lock")     \
+	XX(STORE, "store")
 
 enum ht_event_type {
 #define XX(id, name) HT_EV_##id,

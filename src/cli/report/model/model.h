@@ -82,6 +82,14 @@ struct rep_bindfail {
 	struct rep_loc loc;
 };
 
+/* A FileStore file as a rank first locked it (the "store" line). */
+struct rep_store {
+	const char *path;
+	int64_t size;
+	double mtime;			/* wall clock */
+	struct rep_loc loc;
+};
+
 struct rep_resolve {
 	const char *what, *name, *addrs, *error;
 	bool loopback;
@@ -221,6 +229,7 @@ struct rep_proc {
 	struct rep_listen *listen;	/* what it listens on (binds that worked) */
 	size_t nlisten;
 	struct rep_bindfail *bind_fail;	/* its first failed bind, or NULL */
+	struct rep_store *store;	/* the first FileStore file it locked, or NULL */
 	struct rep_resolve *res;
 	size_t nres;
 	struct rep_hostfacts hf;

@@ -493,6 +493,9 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 	case HT_EV_ACCEPT:
 		ht_rep__on_listen(c, p, o, loc, true);
 		break;
+	case HT_EV_STORE:
+		ht_rep__on_store(c, p, o, loc);
+		break;
 	case HT_EV_RESOLVE:
 		ht_rep__on_resolve(c, p, o, loc);
 		break;

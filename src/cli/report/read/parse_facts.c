@@ -102,6 +102,21 @@ void ht_rep__on_listen(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	l->loc = *loc;
 }
 
+void ht_rep__on_store(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+		     const struct rep_loc *loc)
+{
+	const char *path = json_string_value(json_object_get(o, "path"));
+	double mtime = ht_rep__num(o, "mtime");
+	if (p->store != NULL || path == NULL || isnan(mtime))
+		return;
+	struct rep_store *s = ht_rep_alloc(&c->a, sizeof(*s));
+	s->path = ht_rep_strdup(&c->a, path);
+	s->size = ht_rep__int(o, "size");
+	s->mtime = mtime;
+	s->loc = *loc;
+	p->store = s;
+}
+
 static const char *join_strings(struct rep_arena *a, json_t *arr, const char *field, size_t max)
 {
 	struct rep_buf b = { 0 };
