@@ -113,6 +113,7 @@ enum ht_event_type {
 	XX(ADDRESS_CONFLICT, "address_conflict", 28, ERROR, CAUSE) \
 	XX(PEER_UNREACHABLE, "peer_unreachable", 32, ERROR, CAUSE) \
 	XX(PORT_IN_USE, "port_in_use", 27, ERROR, CAUSE) \
+	XX(STALE_STORE, "stale_store", 26, ERROR, CAUSE) \
 	XX(CLOCK_SKEW, "clock_skew", 56, WARNING, CAUSE) \
 	XX(NCCL_SELFTEST_FAILED, "nccl_selftest_failed", 80, ERROR, CAUSE) \
 	XX(TRACING_DEGRADED, "tracing_degraded", 95, WARNING, CAUSE)

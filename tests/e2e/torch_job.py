@@ -10,6 +10,7 @@ MODE word is a step, in order:
   ckpt SECS       sit in load_checkpoint() for SECS seconds first
   sleep SECS      sleep SECS seconds (not in a barrier: a rank that never
                   reaches it)
+  sleep_on R SECS sleep SECS seconds on rank R only (a rank that comes late)
   barrier         dist.barrier()
   monitored SECS  dist.monitored_barrier(timeout=SECS)
   helper          run `which hipcc | xargs readlink -f` (exits 1 where
@@ -17,6 +18,7 @@ MODE word is a step, in order:
   raise           raise RuntimeError
   raise_on R      raise RuntimeError on rank R only (the others go on)
   all_reduce      dist.all_reduce of a small tensor
+  note PATH       append this rank's number to PATH (a test waits on it)
 
 STORE_TIMEOUT (seconds, default 60) bounds init_process_group. INIT_METHOD,
 when set (tcp://HOST:PORT), is passed to init_process_group with the rank
@@ -64,8 +66,15 @@ def main():
             init(timeout)
         elif step == "ckpt":
             load_checkpoint(float(args.pop(0)))
+        elif step == "note":
+            with open(args.pop(0), "a") as f:
+                f.write("%d\n" % rank)
         elif step == "sleep":
             time.sleep(float(args.pop(0)))
+        elif step == "sleep_on":
+            r, secs = int(args.pop(0)), float(args.pop(0))
+            if r == rank:
+                time.sleep(secs)
         elif step == "barrier":
             dist.barrier()
         elif step == "monitored":

@@ -526,6 +526,7 @@ void ht_rep_verdicts(struct rep_job *job)
 {
 	ht_rep_rules_port_in_use(job);	/* before rank_exited: it follows from it */
 	ht_rep_rules_cuda_init_hang(job);	/* before straggler: it names it */
+	ht_rep_rules_stale_store(job);	/* before rank_exited: it follows from it */
 	ht_rep_rules_ranks(job);
 	ht_rep_rules_net(job);
 	ht_rep_rules_gpu(job);

@@ -36,6 +36,8 @@ void ht_rep_rules_ranks(struct rep_job *job);	/* missing, exited, straggler, ws,
 void ht_rep_rules_port_in_use(struct rep_job *job);
 /* cuda_init_hang (verdicts_cudahang.c): a rank stuck in cuInit or its GPU's bind. */
 void ht_rep_rules_cuda_init_hang(struct rep_job *job);
+/* stale_store (verdicts_store.c): a FileStore file left by an earlier run. */
+void ht_rep_rules_stale_store(struct rep_job *job);
 /* True when job has a verdict of that code. */
 bool ht_rep_has_code(const struct rep_job *job, enum ht_verdict_code code);
 void ht_rep_rules_net(struct rep_job *job);	/* rendezvous, loopback, ifname, shm */

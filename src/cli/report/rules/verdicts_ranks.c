@@ -319,10 +319,11 @@ static void rank_exited(struct rep_job *job)
 					      first_who, cross ? ", by the hosts' wall clocks" : "");
 		}
 		/* A rank whose DataLoader worker died first, or that could not
-		 * listen on its port: it follows from that. */
+		 * listen on its port, or that read a stale store: it follows from that. */
 		for (size_t k = 0; k < job->nverdicts && v->follows_rank == REP_UNKNOWN; k++)
 			if ((job->verdicts[k]->code == HT_VERDICT_DATALOADER_WORKER_DIED ||
-			     job->verdicts[k]->code == HT_VERDICT_PORT_IN_USE) &&
+			     job->verdicts[k]->code == HT_VERDICT_PORT_IN_USE ||
+			     job->verdicts[k]->code == HT_VERDICT_STALE_STORE) &&
 			    ht_rep_verdict_has(job->verdicts[k], v->ranks[0]))
 				v->follows_rank = v->ranks[0];
 		v->summary = ht_rep_printf(&job->a, "%s on %s %s in %s%s%s%s",
