@@ -40,7 +40,7 @@ check env_within_3s [ "$(echo "$secs < 3" | bc)" = 1 ]
 check env_every_check_written tq "$T/env" "(len(procs) == 4 and all(
 	sorted(set(e['check'] for e in p.evs('check'))) == sorted(['identity', 'gpu', 'ifname',
 	  'resolve', 'shm', 'ib', 'rendezvous', 'arrivals', 'versions', 'gpus', 'addresses',
-	  'clock', 'peer', 'nccl'])
+	  'clock', 'peer', 'nccl', 'store'])
 	and not p.evs('check', result='fail') and p.exit['status'] == 0 for p in procs))"
 "$HT" report "$T/env" >"$T/env.report" 2>&1
 check env_report_exit_0 [ $? = 0 ]

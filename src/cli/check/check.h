@@ -41,7 +41,8 @@
 	XX(ADDRESSES, "addresses")     \
 	XX(CLOCK, "clock")             \
 	XX(PEER, "peer")               \
-	XX(NCCL, "nccl")
+	XX(NCCL, "nccl")               \
+	XX(STORE, "store")
 
 enum ht_check_id {
 #define XX(id, name) HT_CHECK_##id,

@@ -16,11 +16,14 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 
 #include "check.h"
 #include "netfacts.h"
@@ -425,6 +428,43 @@ static void ib(struct chk *c)
 		      ht_ib_in_use(c->f.ports, n, &env) ? "" : ", IB not used");
 }
 
+/* A file store (init_method="file://PATH", PyTorch's FileStore) named by a
+ * variable: before the job, a file there is a previous run's, left when it
+ * was killed; its ranks would read that run's peers (stale_store). */
+static void store(struct chk *c)
+{
+	extern char **environ;
+	const char *name = NULL, *path = NULL;
+	for (size_t i = 0; environ != NULL && environ[i] != NULL && path == NULL; i++) {
+		const char *eq = strchr(environ[i], '=');
+		if (eq != NULL && strncmp(eq + 1, "file:///", 8) == 0) {
+			name = environ[i];
+			path = eq + 1 + 7;
+		}
+	}
+	if (path == NULL) {
+		ht_chk_result(c, HT_CHECK_STORE, "skip", NULL, NULL, 0,
+			      "no variable names a file store (file://)");
+		return;
+	}
+	int nlen = (int)(strchr(name, '=') - name);
+	char file[1024];
+	snprintf(file, sizeof(file), "%.*s", (int)strcspn(path, "?"), path);
+	struct stat st;
+	if (stat(file, &st) != 0 || st.st_size == 0) {
+		ht_chk_result(c, HT_CHECK_STORE, "pass", NULL, NULL, 0,
+			      "%.*s names the file store %s, which does not exist yet", nlen, name,
+			      file);
+		return;
+	}
+	double age = difftime(time(NULL), st.st_mtime);
+	ht_chk_result(c, HT_CHECK_STORE, "fail", "stale_store", NULL, 0,
+		      "%.*s names the file store %s, which exists before the job: %lld bytes, "
+		      "last written %.0f %s ago (a previous run's)", nlen, name, file,
+		      (long long)st.st_size, age < 120 ? age : age < 7200 ? age / 60 : age / 3600,
+		      age < 120 ? "s" : age < 7200 ? "min" : "h");
+}
+
 void ht_chk_local(struct chk *c)
 {
 	identity(c);
@@ -433,4 +473,5 @@ void ht_chk_local(struct chk *c)
 	resolve(c);
 	shm(c);
 	ib(c);
+	store(c);
 }

@@ -48,6 +48,9 @@ static const char *advice_of(const char *code)
 		{ "port_in_use", "Another process holds the rendezvous port, often a job left "
 		  "over from an earlier run: end it if it is stale, or give the job another "
 		  "MASTER_PORT (torchrun --master-port)." },
+		{ "stale_store", "Remove the file before the job starts (rm it): FileStore removes "
+		  "its file only when every rank ends cleanly, so a run that was killed leaves it; "
+		  "name a new one each run (with the job id in the path)." },
 		{ "peer_unreachable", "Open the ports NCCL uses between the hosts (it listens on "
 		  "ephemeral ports, not only MASTER_PORT) or bind it to an interface the hosts "
 		  "share (NCCL_SOCKET_IFNAME)." },
