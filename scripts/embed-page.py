@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""embed-page.py: writes src/cli/report/out/html_assets.c from page.css and
+"""embed-page.py: writes src/cli/report/render/html_assets.c from page.css and
 page.js beside it: the two as C strings, and the page's Content-Security-
 Policy, which allows exactly these two (by their SHA-256) and nothing else
 (no fetch, no other script). Run after editing either file; the test
@@ -10,7 +10,7 @@ import hashlib
 import os
 import sys
 
-here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli", "report", "out")
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "cli", "report", "render")
 
 
 def c_string(text):

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report/out/live.h"
+#include "report/render/live.h"
 #include "report/report.h"
 
 static volatile sig_atomic_t stop_sig;

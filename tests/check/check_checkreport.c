@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "ht_check.h"
-#include "report/out/check_report.h"
+#include "report/render/check_report.h"
 #include "report/report.h"
 
 static bool load(struct rep_job *job, const char *name)

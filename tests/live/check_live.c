@@ -13,7 +13,7 @@
 
 #include "ht_check.h"
 #include "report/fixture.h"
-#include "report/out/live.h"
+#include "report/render/live.h"
 
 static char *brief_of(const char *fixture)
 {

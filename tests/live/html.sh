@@ -14,7 +14,7 @@
 
 CHECK=$ROOT/tests/live/page_check.py
 check "html_assets.c is what scripts/embed-page.py makes of page.js and page.css" \
-	sh -c "'$PY' '$ROOT/scripts/embed-page.py' '$T/assets.c' && cmp -s '$T/assets.c' '$ROOT/src/cli/report/out/html_assets.c'"
+	sh -c "'$PY' '$ROOT/scripts/embed-page.py' '$T/assets.c' && cmp -s '$T/assets.c' '$ROOT/src/cli/report/render/html_assets.c'"
 
 if ! command -v chromium >/dev/null 2>&1; then
 	skip html "chromium is not installed (scripts/deps.sh test installs it)"

@@ -26,33 +26,7 @@
 #include "redact.h"
 #include "ibfacts.h"
 
-/* The checks, in the order of the report's table columns. */
-#define HT_CHECK_MAP(XX)               \
-	XX(IDENTITY, "identity")       \
-	XX(GPU, "gpu")                 \
-	XX(IFNAME, "ifname")           \
-	XX(RESOLVE, "resolve")         \
-	XX(SHM, "shm")                 \
-	XX(IB, "ib")                   \
-	XX(RENDEZVOUS, "rendezvous")   \
-	XX(ARRIVALS, "arrivals")       \
-	XX(VERSIONS, "versions")       \
-	XX(GPUS, "gpus")               \
-	XX(ADDRESSES, "addresses")     \
-	XX(CLOCK, "clock")             \
-	XX(PEER, "peer")               \
-	XX(NCCL, "nccl")               \
-	XX(STORE, "store")
-
-enum ht_check_id {
-#define XX(id, name) HT_CHECK_##id,
-	HT_CHECK_MAP(XX)
-#undef XX
-	HT_CHECK_COUNT
-};
-
-const char *ht_check_name(int id);	/* NULL out of range */
-int ht_check_from_name(const char *s);	/* -1 unknown */
+#include "check/names.h"
 
 #define CHK_SKEW_MAX 2.0	/* seconds: SPEC section 8, clock_skew */
 #define CHK_SHM_MIN (1LL << 30)	/* as the report's shm_too_small */

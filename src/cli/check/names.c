@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * names.c: the names of the checks (HT_CHECK_MAP, check.h), on their own:
+ * names.c: the names of the checks (HT_CHECK_MAP, names.h), on their own:
  * the report reads a check run with them, without the rest of the command.
  */
 #include <string.h>
 
-#include "check.h"
+#include "check/names.h"
 
 static const char *const check_names[] = {
 #define XX(id, name) name,

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "out/check_report.h"
-#include "out/live.h"
+#include "render/check_report.h"
+#include "render/live.h"
 #include "report.h"
 
 #define STDERR_WARNINGS 20
@@ -36,8 +36,7 @@ void ht_rep_analyse(struct rep_job *job)
 	ht_rep_activities(job);
 	ht_rep_verdicts(job);
 	ht_rep_order(job);
-	ht_rep_stacks_blamed(job);
-	ht_rep_stacks_order(job);
+	ht_rep_rules_stacks(job);
 }
 
 void ht_rep_job_free(struct rep_job *job)

@@ -265,7 +265,7 @@ struct rep_proc {
 	uint32_t exit_line;
 	struct rep_loc exit_loc;
 	const char *signal;		/* a chained fatal signal (signal event) */
-	struct rep_checkfacts *chk;	/* check and ib lines (out/check_report.h), or NULL */
+	struct rep_checkfacts *chk;	/* check and ib lines (read/checkfacts.h), or NULL */
 
 	/* ---- the model (model.c) ---- */
 	struct rep_proc *parent;	/* traced parent on the same host */

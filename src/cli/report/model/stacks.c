@@ -371,6 +371,23 @@ static void finish_group(struct rep_job *job, struct rep_group *g, bool ranked)
 	}
 }
 
+static int cmp_group(const void *a, const void *b)
+{
+	const struct rep_group *x = *(struct rep_group *const *)a, *y = *(struct rep_group *const *)b;
+	if (x->procs.n != y->procs.n)
+		return x->procs.n < y->procs.n ? -1 : 1;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	return x->min_rank < y->min_rank ? -1 : x->min_rank > y->min_rank;
+}
+
+static void stacks_sort(struct rep_job *job)
+{
+	rep_sort(job->groups, job->ngroups, sizeof(*job->groups), cmp_group);
+	for (size_t i = 0; i < job->ngroups; i++)
+		job->groups[i]->index = i;
+}
+
 void ht_rep_stacks(struct rep_job *job)
 {
 	struct table frames = { 0 }, groups = { 0 };
@@ -396,10 +413,10 @@ void ht_rep_stacks(struct rep_job *job)
 		finish_group(job, job->groups[i], true);
 	free(frames.slot);
 	free(groups.slot);
-	ht_rep_stacks_order(job);
+	stacks_sort(job);
 }
 
-/* ---- the ranks a verdict blames ------------------------------------------------------ */
+/* ---- more mains, after the stalled ones (the ranks the rules blame) ------------------------------------------------------ */
 
 static void table_put(struct table *t, void *v, uint64_t (*hash)(const void *))
 {
@@ -415,21 +432,16 @@ static void table_put(struct table *t, void *v, uint64_t (*hash)(const void *))
 	t->n++;
 }
 
-/* The main of a rank a verdict names, when it is in no group yet and its
- * latest dump has the main thread's stack. */
-static struct rep_proc *blamed_proc(struct rep_job *job, int64_t r)
+/* A main to add: in no group yet, and its latest dump has the main
+ * thread's stack. */
+static bool may_add(const struct rep_proc *p)
 {
-	if (r < 0 || (size_t)r >= job->nby_rank || job->by_rank[r] == NULL)
-		return NULL;
-	struct rep_proc *p = job->by_rank[r];
-	if (p->group != NULL || p->last_dump == NULL || !p->last_dump->have_main)
-		return NULL;
-	return p;
+	return p != NULL && p->group == NULL && p->last_dump != NULL && p->last_dump->have_main;
 }
 
-/* A blamed rank that was not stalled: the library found it working at its
+/* A rank added that was not stalled: the library found it working at its
  * latest look (what it does, when its stack signature says). */
-static void blamed_work(struct rep_job *job, struct rep_proc *p)
+static void added_work(struct rep_job *job, struct rep_proc *p)
 {
 	if (p->work >= 0 || !p->slow)
 		return;
@@ -439,19 +451,16 @@ static void blamed_work(struct rep_job *job, struct rep_proc *p)
 		"working: moving at the library's latest look past its deadline";
 }
 
-void ht_rep_stacks_blamed(struct rep_job *job)
+void ht_rep_stacks_add(struct rep_job *job, struct rep_proc *const *procs, size_t n)
 {
 	struct table frames = { 0 }, groups = { 0 };
 	struct rep_vec added = { 0 };
 	struct memo *memo = NULL;
 
-	for (size_t v = 0; v < job->nverdicts; v++) {
-		const struct rep_verdict *x = job->verdicts[v];
-		if (x->sev != REP_ERROR)
-			continue;	/* a warning blames no one */
-		for (size_t i = 0; i < x->nranks; i++) {
-			struct rep_proc *p = blamed_proc(job, x->ranks[i]);
-			if (p == NULL)
+	{
+		for (size_t i = 0; i < n; i++) {
+			struct rep_proc *p = procs[i];
+			if (!may_add(p))
 				continue;
 			if (memo == NULL) {
 				/* The groups so far, and their interned frames. */
@@ -465,7 +474,7 @@ void ht_rep_stacks_blamed(struct rep_job *job)
 					table_put(&groups, e, hash_group);
 				}
 			}
-			blamed_work(job, p);
+			added_work(job, p);
 			add_proc(job, &frames, &groups, memo, p);
 			ht_rep_vec_push(&added, p->group);
 		}
@@ -503,35 +512,7 @@ void ht_rep_stacks_blamed(struct rep_job *job)
 	ht_rep_vec_free(&added);
 	free(frames.slot);
 	free(groups.slot);
-}
-
-static int cmp_group(const void *a, const void *b)
-{
-	const struct rep_group *x = *(struct rep_group *const *)a, *y = *(struct rep_group *const *)b;
-	if (x->any_blamed != y->any_blamed)
-		return x->any_blamed ? -1 : 1;
-	if (x->procs.n != y->procs.n)
-		return x->procs.n < y->procs.n ? -1 : 1;
-	if (x->phase != y->phase)
-		return x->phase < y->phase ? -1 : 1;
-	return x->min_rank < y->min_rank ? -1 : x->min_rank > y->min_rank;
-}
-
-void ht_rep_stacks_order(struct rep_job *job)
-{
-	for (size_t i = 0; i < job->ngroups; i++) {
-		struct rep_group *g = job->groups[i];
-		g->blamed = g->procs.n > 0;
-		g->any_blamed = false;
-		for (size_t k = 0; k < g->procs.n; k++) {
-			bool b = ((struct rep_proc *)g->procs.v[k])->blamed;
-			g->blamed &= b;
-			g->any_blamed |= b;
-		}
-	}
-	rep_sort(job->groups, job->ngroups, sizeof(*job->groups), cmp_group);
-	for (size_t i = 0; i < job->ngroups; i++)
-		job->groups[i]->index = i;
+	stacks_sort(job);
 }
 
 void ht_rep_stacks_free(struct rep_job *job)

@@ -9,16 +9,16 @@
 #include "model/model.h"
 
 /* Merges the main-thread stacks of the stalled processes into groups,
- * ordered odd one out first. */
+ * ordered the smallest (the odd one out) first, then the earliest phase,
+ * the lowest rank. */
 void ht_rep_stacks(struct rep_job *job);
-/* After the rules: adds the main of every rank an error verdict names, from its
- * latest dump whatever its state, to the groups (SPEC section 8). */
-void ht_rep_stacks_blamed(struct rep_job *job);
+/* Adds the mains of procs (n of them, NULL allowed) that are in no group
+ * yet, from their latest dump whatever its state (a moving one marks its
+ * group working), and orders the groups again. The rules add the ranks
+ * they blame (rules/stacks.c, SPEC section 8). */
+void ht_rep_stacks_add(struct rep_job *job, struct rep_proc *const *procs, size_t n);
 /* Frees what ht_rep_stacks made. */
 void ht_rep_stacks_free(struct rep_job *job);
-/* Orders the groups: those holding a blamed rank first, then the
- * smallest (the odd one out), the earliest phase, the lowest rank. */
-void ht_rep_stacks_order(struct rep_job *job);
 /* Frames of one dump's main thread, cleaned (our library dropped, Python
  * spliced in, offsets removed, C++ demangled): innermost first. Exposed
  * for the tests. */

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/check_report.h"
 #include "read/buildlock.h"
 #include "reader.h"
 

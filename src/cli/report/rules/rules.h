@@ -9,7 +9,7 @@
 
 #include "model/ranges.h"
 #include "model/stacks.h"
-#include "out/evidence.h"
+#include "read/evidence.h"
 #include "rules/verdicts.h"
 
 /* Room for rank lists inside a one-line summary. */

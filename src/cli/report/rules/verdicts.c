@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/check_report.h"
+#include "read/checkfacts.h"
 #include "rules.h"
 #include "rules/dataloader.h"
 
@@ -531,7 +531,7 @@ void ht_rep_verdicts(struct rep_job *job)
 	ht_rep_rules_net(job);
 	ht_rep_rules_gpu(job);
 	ht_rep_rules_nccl(job);
-	ht_rep_rules_check(job);	/* check runs and ib facts (check_report.h) */
+	ht_rep_rules_check(job);	/* check runs and ib facts (verdicts_check.c) */
 	ht_rep_rules_dataloader(job);
 	ht_rep_rules_buildlock(job);
 	ht_rep_rules_stalled(job);

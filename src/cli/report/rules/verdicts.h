@@ -36,6 +36,12 @@ void ht_rep_rules_ranks(struct rep_job *job);	/* missing, exited, straggler, ws,
 void ht_rep_rules_port_in_use(struct rep_job *job);
 /* cuda_init_hang (verdicts_cudahang.c): a rank stuck in cuInit or its GPU's bind. */
 void ht_rep_rules_cuda_init_hang(struct rep_job *job);
+/* After the verdicts are ordered: the blamed ranks' own stacks added to the
+ * groups, and the groups holding one first (stacks.c). */
+void ht_rep_rules_stacks(struct rep_job *job);
+/* The verdicts of failed checks and of the "ib" facts, every job
+ * (verdicts_check.c). */
+void ht_rep_rules_check(struct rep_job *job);
 /* stale_store (verdicts_store.c): a FileStore file left by an earlier run. */
 void ht_rep_rules_stale_store(struct rep_job *job);
 /* True when job has a verdict of that code. */

@@ -9,7 +9,8 @@
  */
 #include <string.h>
 
-#include "out/check_report.h"
+#include "read/checkfacts.h"
+#include "rules/rules.h"
 
 static const char *advice_of(const char *code)
 {

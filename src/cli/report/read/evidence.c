@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "out/evidence.h"
+#include "read/evidence.h"
 
 char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc)
 {
