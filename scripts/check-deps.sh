@@ -9,6 +9,12 @@
 #               never a family's own header (hooks/<family>/)
 #   src/cli     (the command, its report included) only src/cli, src/base
 #               and include/
+#   src/cli/report/<stage>/, the report's stages in the order they run:
+#               read -> model -> rules -> render. A stage includes its own
+#               headers and those of the stages before it, never a later
+#               one: read/ only model/model.h (the records it fills), model/
+#               no rules/ or render/, rules/ no render/; the driver's
+#               report.h (every stage) only render/ and the driver.
 # Prints every include that breaks a rule and exits 1; run by make.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -31,6 +37,27 @@ allowed() {  # LAYER PATH
 	return 1
 }
 
+stage_of() {  # PATH -> 1 read, 2 model, 3 rules, 4 render, 0 other
+	case $1 in
+	src/cli/report/read/*) echo 1 ;;
+	src/cli/report/model/*) echo 2 ;;
+	src/cli/report/rules/*) echo 3 ;;
+	src/cli/report/render/*) echo 4 ;;
+	*) echo 0 ;;
+	esac
+}
+
+stage_allowed() {  # FILE PATH
+	from=$(stage_of "$1")
+	[ "$from" = 0 ] && return 0
+	case $2 in
+	src/cli/report/report.h) [ "$from" = 4 ]; return ;;
+	src/cli/report/model/model.h) return 0 ;;	# the records every stage reads and fills
+	esac
+	to=$(stage_of "$2")
+	[ "$to" -le "$from" ]
+}
+
 for f in src/base/*.[ch] src/base/*.def src/core/*.[ch] src/core/*.def \
 	 src/cli/*.[ch] src/cli/*/*.[ch] src/cli/*/*/*.[ch]; do
 	[ -f "$f" ] || continue
@@ -42,6 +69,9 @@ for f in src/base/*.[ch] src/base/*.def src/core/*.[ch] src/core/*.def \
 			bad=1
 		elif ! allowed "$layer" "$p"; then
 			echo "check-deps: $f ($layer) includes $p: not allowed (doc/architecture.md)" >&2
+			bad=1
+		elif ! stage_allowed "$f" "$p"; then
+			echo "check-deps: $f includes $p: against the report's stages (read -> model -> rules -> render)" >&2
 			bad=1
 		fi
 	done

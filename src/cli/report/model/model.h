@@ -323,24 +323,8 @@ struct rep_host {
 	double now;			/* its newest line, by its own clock */
 };
 
-enum rep_severity { REP_ERROR, REP_WARNING };
-
-struct rep_verdict {
-	enum ht_verdict_code code;
-	enum rep_severity sev;
-	int64_t *ranks;			/* sorted, unique */
-	size_t nranks;
-	const char *summary;
-	char **evidence;
-	size_t nevidence;
-	const char *advice;
-	int prio;			/* smaller: more likely the root cause */
-	double t;			/* earliest time it involves (wall) */
-	size_t cap_ranks, cap_evidence, more;	/* while it is built */
-	const struct rep_verdict *because;	/* the verdict it follows from, or NULL */
-	int64_t follows_rank;		/* a rule's hint: it follows from what this rank did */
-	size_t order;			/* position once ordered */
-};
+/* What the rules conclude (rules/verdict.h); the model only holds them. */
+struct rep_verdict;
 
 struct rep_group {
 	int64_t *ranks;			/* sorted; procs without a rank are -1 */

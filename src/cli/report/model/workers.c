@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "model/workers.h"
+#include "read/buildlock.h"
 
 #define WHERE_FRAMES 4		/* Python frames named, innermost first */
 #define NATIVE_FRAMES 5

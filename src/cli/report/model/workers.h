@@ -47,19 +47,6 @@ struct rep_workers {
 	size_t nbad, nstuck;
 };
 
-/* A build_lock line (doc/trace-format.md): lock files found and builders. */
-#define REP_MAX_LOCKS 8
-#define REP_MAX_BUILDERS 8
-struct rep_buildlock {
-	const char *root, *via;
-	struct { const char *path; double age; } locks[REP_MAX_LOCKS];
-	size_t nlocks, more_locks;
-	struct { int64_t pid; const char *comm; double age; } builders[REP_MAX_BUILDERS];
-	size_t nbuilders;
-	double ts;
-	struct rep_loc loc;
-};
-
 /* Finds each main's workers and their state; marks them (p->worker).
  * After ht_rep_graph: it refines what a rank waiting at its DataLoader
  * waits on (the stuck worker). */

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/buildlock.h"
 #include "reader.h"
 
 #define MAX_CALLS 64

@@ -7,8 +7,8 @@
  */
 #include <math.h>
 
-#include "model/workers.h"
 #include "read/buildlock.h"
+#include "reader.h"
 
 void ht_rep__on_build_lock(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 			   const struct rep_loc *loc, double ts)

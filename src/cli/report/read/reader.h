@@ -155,6 +155,9 @@ json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
 /* Events of parse_facts.c (see ht_rep__event). */
 void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 			const struct rep_loc *loc, double ts);
+/* Keeps the latest build_lock line of p (parse_buildlock.c). */
+void ht_rep__on_build_lock(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+			   const struct rep_loc *loc, double ts);
 /* The "check" and "ib" lines (parse_check.c). */
 void ht_rep__on_check(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc);
 void ht_rep__on_ib(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc);

@@ -100,6 +100,20 @@ static bool reaches(const struct rep_verdict *u, const struct rep_verdict *v)
 	return false;
 }
 
+/* The job's severity policy, after the causes are linked (only an error is
+ * a cause): a job whose ranks all ended with status 0 has no error
+ * verdict; what the rules found is kept as warnings (risks that did not
+ * stop it). A rule's own rule for its code (an error only when the job is
+ * stuck or failed) is the rule's, beside the code (rules/verdicts_*.c,
+ * doc/report.md's table). */
+static void severity_policy(struct rep_job *job)
+{
+	if (job->ended != REP_JOB_COMPLETED)
+		return;
+	for (size_t i = 0; i < job->nverdicts; i++)
+		job->verdicts[i]->sev = REP_WARNING;
+}
+
 void ht_rep_order(struct rep_job *job)
 {
 	size_t n = job->nverdicts;
@@ -144,9 +158,7 @@ void ht_rep_order(struct rep_job *job)
 	}
 	free(bits);
 
-	if (job->ended == REP_JOB_COMPLETED)
-		for (size_t i = 0; i < n; i++)
-			vs[i]->sev = REP_WARNING;
+	severity_policy(job);
 	/* Each chain after its root. */
 	rep_sort(vs, n, sizeof(*vs), cmp_final);
 	for (size_t i = 0; i < n; i++)

@@ -7,8 +7,11 @@
 #define HT_REP_ORDER_H
 
 #include "model/model.h"
+#include "rules/verdict.h"
 
-/* Orders job->verdicts and sets each one's because (after the rules). */
+/* After the rules: links each verdict that follows from another (because),
+ * applies the job's severity policy (a completed job has warnings only),
+ * then orders job->verdicts, each chain after its root. */
 void ht_rep_order(struct rep_job *job);
 
 #endif

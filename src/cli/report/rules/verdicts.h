@@ -7,6 +7,7 @@
 #define HT_REP_VERDICTS_H
 
 #include "model/model.h"
+#include "rules/verdict.h"
 
 /* Runs every rule and orders the verdicts, most likely root cause first. */
 void ht_rep_verdicts(struct rep_job *job);

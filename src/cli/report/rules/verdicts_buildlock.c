@@ -16,6 +16,7 @@
 #include "model/graph.h"
 
 #include "model/workers.h"
+#include "read/buildlock.h"
 #include "rules/dataloader.h"
 #include "rules/rules.h"
 
