@@ -24,8 +24,7 @@
 
 #include "reader.h"
 
-#define MAX_WARNINGS 1000		/* per reading thread */
-#define MAX_FILE_WARNINGS 20
+#define MAX_FILE_WARNINGS 20	/* as rctx.c */
 #define FRESH_SECS 5	/* a file changed this recently may be mid-write */
 
 /* ---- the job ------------------------------------------------------------------ */
@@ -54,65 +53,6 @@ void ht_rep_read_free(struct rep_job *job)
 	ht_rep_arena_free(&job->a);
 }
 
-/* ---- warnings ------------------------------------------------------------- */
-
-static void warn_add(struct rep_warning **w, size_t *n, size_t *cap, uint32_t file,
-		     uint32_t line, char *msg)
-{
-	if (*n == *cap) {
-		*cap = *cap != 0 ? *cap * 2 : 16;
-		struct rep_warning *nw = realloc(*w, *cap * sizeof(**w));
-		if (nw == NULL) {
-			free(msg);
-			return;
-		}
-		*w = nw;
-	}
-	(*w)[(*n)++] = (struct rep_warning){ file, line, msg };
-}
-
-static char *vformat(const char *fmt, va_list ap)
-{
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		return NULL;
-	return s;
-}
-
-void ht_rep_warn(struct rep_job *job, uint32_t file, uint32_t line, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *m = vformat(fmt, ap);
-	va_end(ap);
-	if (m != NULL)
-		warn_add(&job->warns, &job->nwarns, &job->cap_warns, file, line, m);
-}
-
-void ht_rep__warn(struct rep_rctx *c, uint32_t line, const char *fmt, ...)
-{
-	va_list ap;
-	if (c->file_warns++ >= MAX_FILE_WARNINGS)
-		return;		/* counted: one line at the file's end says how many */
-	if (c->nwarns >= MAX_WARNINGS) {
-		c->dropped++;
-		return;
-	}
-	va_start(ap, fmt);
-	char *m = vformat(fmt, ap);
-	va_end(ap);
-	if (m != NULL)
-		warn_add(&c->warns, &c->nwarns, &c->cap, c->file, line, m);
-}
-
-/* The one warning past the per-file cap, saying how many were left out. */
-static void warn_force(struct rep_rctx *c, const char *fmt, unsigned n)
-{
-	char *m = NULL;
-	if (asprintf(&m, fmt, n) >= 0)
-		warn_add(&c->warns, &c->nwarns, &c->cap, c->file, 0, m);
-}
-
 static bool peek_type(const char *s, size_t n, char *type, size_t cap);
 
 /* True when a line looks like a header: by its start when the library
@@ -130,18 +70,6 @@ static bool starts_header(const char *s, size_t n)
 }
 
 /* ---- lines -------------------------------------------------------------------- */
-
-json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc)
-{
-	if (loc->off + loc->len > c->len)
-		return NULL;
-	json_t *o = json_loadb(c->buf + loc->off, loc->len, 0, NULL);
-	if (o != NULL && !json_is_object(o)) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
 
 /* The event type from the line's start, {"t":"<type>", without parsing;
  * false when the line does not start that way (then it is parsed). */
@@ -453,89 +381,10 @@ check:
 	if (c->procs.n == before && c->len > 0 && !c->not_trace)
 		ht_rep__warn(c, 0, "no hangtrace/1 process record in it");
 	if (c->file_warns > MAX_FILE_WARNINGS)
-		warn_force(c, "%u more warnings about this file not shown",
+		ht_rep__warn_more(c, "%u more warnings about this file not shown",
 				   c->file_warns - MAX_FILE_WARNINGS);
 	c->buf = NULL;
 	c->len = 0;
-}
-
-/* ---- jansson's memory while reading -------------------------------------------------
- *
- * A parsed line lives only until the next one: while a reading thread
- * parses, jansson allocates from that thread's scratch block, and frees
- * are no-ops there; the block is reused for the next line. Outside reading
- * (and for what does not fit the block) jansson gets malloc and free as
- * always: the functions are process-wide, the blocks per thread. Profiling
- * 16,384 rank files showed a fifth of the parse time in malloc and free.
- */
-
-#define SCRATCH (256u << 10)
-
-static __thread char *scratch;
-static __thread size_t scratch_used;
-static __thread bool scratch_on;
-
-static __thread bool scratch_spilled;	/* a value of the line outside the block */
-
-static void *j_malloc(size_t n)
-{
-	if (scratch_on) {
-		n = (n + 15) & ~(size_t)15;
-		if (scratch_used + n <= SCRATCH) {
-			void *p = scratch + scratch_used;
-			scratch_used += n;
-			return p;
-		}
-		scratch_spilled = true;
-	}
-	return malloc(n);
-}
-
-static void j_free(void *p)
-{
-	if (scratch != NULL && (char *)p >= scratch && (char *)p < scratch + SCRATCH)
-		return;
-	free(p);
-}
-
-bool ht_rep__scratch_set(bool on)
-{
-	bool was = scratch_on;
-	scratch_on = on && scratch != NULL;
-	return was;
-}
-
-size_t ht_rep__scratch_mark(void)
-{
-	return scratch_used;
-}
-
-void ht_rep__scratch_release(size_t mark)
-{
-	if (mark <= scratch_used)
-		scratch_used = mark;
-	if (mark == 0)
-		scratch_spilled = false;
-}
-
-bool ht_rep__scratch_whole(void)
-{
-	return scratch_on && !scratch_spilled;
-}
-
-static void scratch_begin(void)
-{
-	if (scratch == NULL)
-		scratch = malloc(SCRATCH);
-	scratch_used = 0;
-	scratch_on = scratch != NULL;
-}
-
-static void scratch_end(void)
-{
-	scratch_on = false;
-	free(scratch);
-	scratch = NULL;
 }
 
 /* ---- threads ---------------------------------------------------------------------- */
@@ -555,7 +404,7 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *pl = w->pool;
-	scratch_begin();
+	ht_rep__scratch_begin();
 	for (;;) {
 		/* One file at a time: files are of very different sizes. */
 		uint32_t i = __atomic_fetch_add(&pl->next, 1, __ATOMIC_RELAXED);
@@ -563,7 +412,7 @@ static void *work(void *arg)
 			break;
 		read_file(&w->c, i);
 	}
-	scratch_end();
+	ht_rep__scratch_end();
 	return NULL;
 }
 
@@ -740,7 +589,7 @@ size_t ht_rep_read(struct rep_job *job)
 
 	if (w == NULL)
 		abort();
-	json_set_alloc_funcs(j_malloc, j_free);
+	json_set_alloc_funcs(ht_rep__j_malloc, ht_rep__j_free);
 	read_all(job, w, n);
 	/* A file named twice is known once read (files.c looks no file up):
 	 * then everything is read again without the later names, as if they
@@ -764,8 +613,7 @@ size_t ht_rep_read(struct rep_job *job)
 		for (size_t k = 0; k < c->procs.n; k++)
 			ht_rep_vec_push(&job->procs, c->procs.v[k]);
 		for (size_t k = 0; k < c->nwarns; k++)
-			warn_add(&job->warns, &job->nwarns, &job->cap_warns, c->warns[k].file,
-				 c->warns[k].line, c->warns[k].msg);
+			ht_rep__warn_take(job, c->warns[k].file, c->warns[k].line, c->warns[k].msg);
 		for (size_t k = 0; k < c->nunknown; k++) {
 			size_t j = 0;
 			while (j < nunk && strcmp(unk[j].type, c->unknown[k].type) != 0)

@@ -98,9 +98,16 @@ struct rep_rctx {
 	int64_t tid;			/* the current event line's tid */
 };
 
-/* Adds a warning about line (0: the whole file) of the current file. */
+/* ---- rctx.c: what the reader's parts share ---- */
+
+/* Adds a warning about line (0: the whole file) of the current file, up to
+ * 20 per file (the rest counted in c->file_warns) and 1000 per thread. */
 void ht_rep__warn(struct rep_rctx *c, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Moves a reading thread's warning (msg, malloc'd) to the job's. */
+void ht_rep__warn_take(struct rep_job *job, uint32_t file, uint32_t line, char *msg);
+/* The one warning past the per-file cap: fmt with how many were left out. */
+void ht_rep__warn_more(struct rep_rctx *c, const char *fmt, unsigned n);
 /* Starts a process record from a header object. */
 void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, double ts,
 		   double mono);
@@ -109,7 +116,14 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		   double ts, double mono);
 /* Closes the current record: parses the dump lines that matter. */
 void ht_rep__proc_end(struct rep_rctx *c);
-/* jansson's scratch memory of this thread (see reader.c): a mark, and the
+/* jansson's allocator while reading (json_set_alloc_funcs): this thread's
+ * scratch block when it is on, else malloc and free. */
+void *ht_rep__j_malloc(size_t n);
+void ht_rep__j_free(void *p);
+/* A reading thread's scratch block: made and on, and freed. */
+void ht_rep__scratch_begin(void);
+void ht_rep__scratch_end(void);
+/* jansson's scratch memory of this thread (see rctx.c): a mark, and the
  * release of everything allocated since it; call it only when no value
  * parsed since the mark is alive. A record may close while the line that
  * closes it (the next header) is alive: marks nest. */
