@@ -22,8 +22,6 @@ const char *ht_rep_ranks_phrase(struct rep_job *job, const int64_t *r, size_t n)
  * *who to one of them, for evidence. */
 const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 			   struct rep_proc **who);
-/* Adds one waiting rank's stall line (not among v's ranks) as evidence. */
-void ht_rep_evidence_waiter(struct rep_job *job, struct rep_verdict *v);
 /* Adds h to set (n entries, at most cap) unless it is there: the distinct
  * hosts a verdict names, for ht_rep_hosts_phrase. */
 void ht_rep_hosts_add(struct rep_host **set, size_t *n, size_t cap, struct rep_host *h);

@@ -17,7 +17,6 @@ void ht_rep_verdicts_free(struct rep_job *job);
 
 /* A code's priority and usual severity (the columns of HT_VERDICT_MAP). */
 int ht_rep_verdict_prio(enum ht_verdict_code c);
-enum rep_severity ht_rep_verdict_sev(enum ht_verdict_code c);
 /* May the code follow from another verdict (column role EFFECT)? */
 bool ht_rep_verdict_may_follow(enum ht_verdict_code c);
 
@@ -29,6 +28,9 @@ void ht_rep_verdict_evidence(struct rep_job *job, struct rep_verdict *v,
 			     const struct rep_loc *loc, const char *const *keep);
 void ht_rep_verdict_note(struct rep_job *job, struct rep_verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Once every rule has run: ranks sorted, the evidence left out counted,
+ * no NULL summary or advice. */
+void ht_rep_verdict_finish(struct rep_job *job, struct rep_verdict *v);
 void ht_rep_blame(struct rep_job *job, struct rep_verdict *v, struct rep_proc *p);
 
 /* Rule families (verdicts_*.c); each adds verdicts to job. */
