@@ -4,8 +4,9 @@
  * (SPEC section 1): launched like the job, one process per rank, it runs
  * the field's quick checks where the job would run and writes every
  * result as a trace line to D/<host>.<pid>.jsonl (doc/trace-format.md,
- * "check"). This file holds the options, the trace file and the order of
- * the steps; it must end within S seconds whatever the other ranks do.
+ * "check"). This file holds the options and the order of the steps (the
+ * trace file is trace.c's); it must end within S seconds whatever the
+ * other ranks do.
  */
 #include <err.h>
 #include <errno.h>
@@ -73,146 +74,6 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-double ht_chk_mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-double ht_chk_wall(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-double ht_chk_left(const struct chk *c, double frac)
-{
-	double left = c->t0 + c->timeout * frac - ht_chk_mono();
-	return left > 0 ? left : 0;
-}
-
-void ht_chk_begin(struct chk *c, struct ht_jw *w, char *buf, size_t cap, enum ht_event_type t)
-{
-	(void)c;
-	ht_jw_init(w, buf, cap);
-	ht_jw_obj_begin(w, NULL);
-	ht_jw_str(w, "t", ht_event_name(t));
-	ht_jw_secs(w, "ts", ht_clock_ns(CLOCK_REALTIME));
-	ht_jw_secs(w, "mono", ht_clock_ns(CLOCK_MONOTONIC));
-	if (t != HT_EV_HEADER)
-		ht_jw_int(w, "tid", (int64_t)syscall(SYS_gettid));
-}
-
-void ht_chk_emit(struct chk *c, struct ht_jw *w)
-{
-	size_t n = ht_jw_finish(w);
-	if (c->fd >= 0 && n > 0 && write(c->fd, w->buf, n) != (ssize_t)n) {
-		if (!c->write_failed)
-			warn("%s: could not write a trace line", c->path);
-		c->write_failed = true;
-	}
-}
-
-void ht_chk_result(struct chk *c, enum ht_check_id id, const char *result, const char *code,
-		   const int64_t *ranks, size_t n, const char *fmt, ...)
-{
-	char why[1024], buf[8192];
-	struct ht_jw w;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	ht_chk_begin(c, &w, buf, sizeof(buf), HT_EV_CHECK);
-	ht_jw_str(&w, "check", ht_check_name(id));
-	ht_jw_str(&w, "result", result);
-	ht_jw_str(&w, "code", code);
-	ht_jw_str(&w, "why", why);
-	if (c->facts[0] != '\0') {
-		ht_jw_raw(&w, "facts", c->facts, strlen(c->facts));
-		c->facts[0] = '\0';
-	}
-	if (ranks != NULL) {
-		ht_jw_arr_begin(&w, "ranks");
-		for (size_t i = 0; i < n; i++)
-			ht_jw_int(&w, NULL, ranks[i]);
-		ht_jw_end(&w);
-	}
-	ht_chk_emit(c, &w);
-	if (strcmp(result, "fail") == 0) {
-		c->failed++;
-		fprintf(stderr, "hangtrace check: rank %lld: %s: FAIL: %s\n", (long long)c->id.rank,
-			ht_check_name(id), why);
-	}
-}
-
-/* The header line, with the fields the report's reader needs. */
-static void header(struct chk *c, int argc, char **argv)
-{
-	static char buf[65536];
-	struct ht_jw w;
-	char cwd[1024], exe[1024], boot[40];
-	ssize_t n;
-
-	ht_chk_begin(c, &w, buf, sizeof(buf), HT_EV_HEADER);
-	ht_jw_str(&w, "format", HT_TRACE_FORMAT);
-	ht_jw_str(&w, "version", HT_VERSION);
-	ht_jw_str(&w, "host", c->f.host);
-	ht_jw_int(&w, "pid", getpid());
-	ht_jw_int(&w, "ppid", getppid());
-	ht_jw_int_or_null(&w, "rank", c->id.rank, c->id.rank >= 0);
-	ht_jw_int_or_null(&w, "world_size", c->id.world_size, c->id.world_size >= 0);
-	ht_jw_int_or_null(&w, "local_rank", c->id.local_rank, c->id.local_rank >= 0);
-	ht_jw_str(&w, "launcher", c->id.launcher);
-	ht_jw_str(&w, "job", c->id.job[0] != '\0' ? c->id.job : NULL);
-	ht_jw_str(&w, "relevant", "check");
-	ht_jw_arr_begin(&w, "cmdline");
-	ht_jw_str(&w, NULL, "hangtrace");
-	for (int i = 0; i < argc; i++)
-		ht_jw_str(&w, NULL, argv[i]);
-	ht_jw_end(&w);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	ht_jw_str(&w, "exe", exe);
-	ht_jw_str(&w, "cwd", getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "");
-	ht_jw_obj_begin(&w, "env");
-	for (char **e = environ; *e != NULL; e++) {
-		const char *eq = strchr(*e, '=');
-		char name[128];
-		if (eq == NULL || !ht_env_allowed(*e) || (size_t)(eq - *e) >= sizeof(name))
-			continue;
-		memcpy(name, *e, (size_t)(eq - *e));
-		name[eq - *e] = '\0';
-		ht_jw_str(&w, name, eq + 1);
-	}
-	ht_jw_end(&w);
-	ht_boot_id(boot);
-	ht_jw_str(&w, "boot_id", boot);
-	ht_jw_secs(&w, "timeout", (int64_t)(c->timeout * 1e9));
-	ht_chk_emit(c, &w);
-	ht_strlcpy(c->f.boot_id, boot, sizeof(c->f.boot_id));
-}
-
-static int open_trace(struct chk *c)
-{
-	if (mkdir(c->dir, 0777) != 0 && errno != EEXIST)
-		return -errno;
-	snprintf(c->path, sizeof(c->path), "%s/%s.%d.jsonl", c->dir, c->f.host, (int)getpid());
-	c->fd = open(c->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	return c->fd >= 0 ? 0 : -errno;
-}
-
-static void exit_line(struct chk *c, int status)
-{
-	char buf[256];
-	struct ht_jw w;
-	ht_chk_begin(c, &w, buf, sizeof(buf), HT_EV_EXIT);
-	ht_jw_int(&w, "status", status);
-	ht_chk_emit(c, &w);
-}
 
 static int parse_args(struct chk *c, int argc, char **argv)
 {
@@ -289,15 +150,15 @@ int ht_check_main(int argc, char **argv)
 	for (char *p = c.f.host; *p != '\0'; p++)
 		if (*p == '/')
 			*p = '_';
-	if ((rc = open_trace(&c)) < 0) {
+	if ((rc = ht_chk_open(&c)) < 0) {
 		warnx("cannot write the trace in %s: %s", c.dir, strerror(-rc));
 		return HT_EXIT_USAGE;	/* not a check that failed: no check ran */
 	}
-	header(&c, argc - 1, argv + 1);
+	ht_chk_header(&c, argc - 1, argv + 1);
 	ht_chk_local(&c);
 	ht_chk_meet(&c);
 	int status = c.failed > 0 ? HT_EXIT_VERDICT : HT_EXIT_OK;
-	exit_line(&c, status);
+	ht_chk_exit_line(&c, status);
 	if (close(c.fd) != 0 && !c.write_failed) {
 		warn("%s: could not write the trace", c.path);
 		c.write_failed = true;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * check.h: `hangtrace check` (SPEC section 1), shared by the files of
- * src/cli/check/: check.c (options, the trace file, the order of the
- * steps, the exit status), facts.c (what one rank finds on its host),
+ * src/cli/check/: check.c (options, the order of the steps, the exit
+ * status), trace.c (the trace file, its lines and clocks), facts.c (what one rank finds on its host),
  * wire.c (sockets with deadlines), compare.c (rank 0's comparisons),
  * meet.c (rank 0's listener, every rank's connect, the plans, the
  * peer connects) and selftest.c (the one-element all-reduce). One struct
@@ -81,13 +81,18 @@ struct chk {
 	bool nccl_on;
 };
 
-/* ---- check.c ---------------------------------------------------------------- */
+/* ---- trace.c ---------------------------------------------------------------- */
 
 /* Seconds on CLOCK_MONOTONIC and CLOCK_REALTIME. */
 double ht_chk_mono(void);
 double ht_chk_wall(void);
 /* Seconds left before the step that ends at fraction frac of the bound. */
 double ht_chk_left(const struct chk *c, double frac);
+/* The trace file D/<host>.<pid>.jsonl : created (0 or -errno),
+ * its header line, its exit line. */
+int ht_chk_open(struct chk *c);
+void ht_chk_header(struct chk *c, int argc, char **argv);
+void ht_chk_exit_line(struct chk *c, int status);
 /* Writes one line begun with ht_chk_begin (ts, mono, tid filled in). */
 void ht_chk_begin(struct chk *c, struct ht_jw *w, char *buf, size_t cap, enum ht_event_type t);
 void ht_chk_emit(struct chk *c, struct ht_jw *w);
