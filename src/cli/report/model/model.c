@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/mains.h"
 #include "model/model.h"
 #include "procfs.h"
 #include "model/ranges.h"
@@ -67,7 +68,7 @@ static bool gpu_active(const struct rep_proc *p)
 }
 
 /* A DataLoader-style worker: forked from a traced process and never exec'd. */
-static bool fork_worker(const struct rep_proc *p)
+bool ht_rep__fork_worker(const struct rep_proc *p)
 {
 	return p->relevant != NULL && strcmp(p->relevant, "fork") == 0 && p->nexec == 0;
 }
@@ -286,244 +287,6 @@ static void link_parents(struct rep_proc **s, size_t n)
 	}
 }
 
-/* ---- ranks ----------------------------------------------------------------------- */
-
-static const char *const kind_order[] = { "hangtrace", "torchrun", "env", "openmpi",
-					  "pmix", "pmi", "slurm", "unknown" };
-
-static int kind_rank(const char *k)
-{
-	for (size_t i = 0; i < REP_ARRAY_SIZE(kind_order); i++)
-		if (strcmp(kind_order[i], k) == 0)
-			return (int)i;
-	return (int)REP_ARRAY_SIZE(kind_order);
-}
-
-static bool real_kind(const struct rep_proc *p)
-{
-	return p->id_kind != NULL && strcmp(p->id_kind, "nccl") != 0;
-}
-
-static void pick_kind(struct rep_job *job)
-{
-	struct { const char *k; size_t gpu, all; } t[16];
-	size_t nt = 0;
-
-	for (size_t i = 0; i < job->procs.n; i++) {
-		struct rep_proc *p = job->procs.v[i];
-		if (p->outer || !real_kind(p))
-			continue;
-		size_t j = 0;
-		while (j < nt && strcmp(t[j].k, p->id_kind) != 0)
-			j++;
-		if (j == nt) {
-			if (nt == REP_ARRAY_SIZE(t))
-				continue;
-			t[nt++] = (typeof(t[0])){ p->id_kind, 0, 0 };
-		}
-		t[j].all++;
-		t[j].gpu += p->gpu;
-	}
-	const char *best = NULL;
-	size_t bg = 0, ba = 0;
-	for (size_t j = 0; j < nt; j++)
-		if (best == NULL || t[j].gpu > bg || (t[j].gpu == bg && t[j].all > ba) ||
-		    (t[j].gpu == bg && t[j].all == ba && kind_rank(t[j].k) < kind_rank(best))) {
-			best = t[j].k;
-			bg = t[j].gpu;
-			ba = t[j].all;
-		}
-	job->kind = best != NULL ? best : "nccl";
-}
-
-static bool in_numbering(const struct rep_job *job, const struct rep_proc *p)
-{
-	return p->rank != REP_UNKNOWN && !p->outer && p->id_kind != NULL &&
-	       (strcmp(p->id_kind, "nccl") == 0 || strcmp(p->id_kind, job->kind) == 0);
-}
-
-/* The topmost ancestor of p that still holds p's rank in the numbering. */
-static struct rep_proc *tree_top(const struct rep_job *job, struct rep_proc *p)
-{
-	struct rep_proc *t = p;
-	while (t->parent != NULL && in_numbering(job, t->parent) && t->parent->rank == p->rank)
-		t = t->parent;
-	return t;
-}
-
-static int main_score(const struct rep_proc *p)
-{
-	if (p->gpu)
-		return fork_worker(p) ? 2 : 3;
-	return fork_worker(p) ? 0 : 1;
-}
-
-/* A helper of anc: a process below it (a `which`, a compiler, a probe
- * subprocess holding the rank's identity) that ended while anc went on
- * writing lines for more than a second after: never the rank's main, and
- * its exit status is not the rank's (SPEC section 4). */
-static bool helper_of(const struct rep_proc *p, const struct rep_proc *anc)
-{
-	if (p->end == REP_RUNNING || !isfinite(ht_rep_end_time(p)))
-		return false;
-	bool below = false;
-	for (const struct rep_proc *q = p->parent; q != NULL && !below; q = q->parent)
-		below = q == anc;
-	return below && anc->last_ev_ts > ht_rep_end_time(p) + 1.0;
-}
-
-/* Better main of one rank's tree: see SPEC section 4. */
-static bool better_main(const struct rep_proc *a, const struct rep_proc *b)
-{
-	if (helper_of(a, b))
-		return false;
-	if (helper_of(b, a))
-		return true;
-	int sa = main_score(a), sb = main_score(b);
-	if (sa != sb)
-		return sa > sb;
-	if (sa >= 2 && a->cur_phase != b->cur_phase)
-		return a->cur_phase > b->cur_phase;
-	/* A helper still running (ninja or a compiler that extension loading
-	 * runs, tests/dataloader/buildlock.sh) is deeper than the rank but
-	 * has not left launch: the one further on is the rank. */
-	if (sa < 2 && a->cur_phase != b->cur_phase &&
-	    (a->cur_phase > HT_PHASE_LAUNCH || b->cur_phase > HT_PHASE_LAUNCH))
-		return a->cur_phase > b->cur_phase;
-	if (sa < 2 && a->depth != b->depth)
-		return a->depth > b->depth;
-	return a->ts0 > b->ts0;
-}
-
-struct cand {
-	struct rep_proc *p, *top;
-};
-
-static int cmp_cand(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-	if (x->p->rank != y->p->rank)
-		return x->p->rank < y->p->rank ? -1 : 1;
-	int c = strcmp(x->p->host, y->p->host);
-	if (c != 0)
-		return c;
-	if (x->top != y->top)
-		return x->top->ts0 < y->top->ts0 ? -1 : x->top->ts0 > y->top->ts0 ? 1 :
-		       x->top < y->top ? -1 : 1;
-	return 0;
-}
-
-static int cmp_main(const void *a, const void *b)
-{
-	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->ts0 < y->ts0 ? -1 : x->ts0 > y->ts0;
-}
-
-double ht_rep_end_time(const struct rep_proc *p)
-{
-	return p->have_exit ? p->exit_ts : p->end == REP_VANISHED ? p->last_ts : INFINITY;
-}
-
-
-static void choose_mains(struct rep_job *job)
-{
-	size_t n = 0;
-	struct cand *c = calloc(job->procs.n + 1, sizeof(*c));
-	if (c == NULL)
-		abort();
-	for (size_t i = 0; i < job->procs.n; i++) {
-		struct rep_proc *p = job->procs.v[i];
-		if (in_numbering(job, p))
-			c[n++] = (struct cand){ p, tree_top(job, p) };
-		else if (p->rank != REP_UNKNOWN && !p->outer)
-			ht_rep_vec_push(&job->others, p);
-	}
-	rep_sort(c, n, sizeof(*c), cmp_cand);
-	struct rep_vec mains = { 0 };
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		struct rep_proc *best = c[i].p;
-		while (j < n && cmp_cand(&c[i], &c[j]) == 0) {
-			if (better_main(c[j].p, best))
-				best = c[j].p;
-			j++;
-		}
-		best->is_main = true;
-		for (size_t k = i; k < j; k++)
-			if (c[k].p != best)
-				c[k].p->main = best;
-		ht_rep_vec_push(&mains, best);
-		i = j;
-	}
-	free(c);
-	/* One rank, several trees: a restart when one ended before the next
-	 * began, else duplicates. Across hosts (or boots) by wall clocks, so
-	 * only roughly (1 s); on one host exactly: a process that ended a
-	 * moment after another of its rank began ran beside it. */
-	rep_sort(mains.v, mains.n, sizeof(void *), cmp_main);
-	for (size_t i = 0; i < mains.n; i++) {
-		struct rep_proc *p = mains.v[i];
-		bool superseded = false;
-		for (size_t k = i + 1; k < mains.n; k++) {
-			struct rep_proc *q = mains.v[k];
-			if (q->rank != p->rank)
-				break;
-			bool here = strcmp(p->host, q->host) == 0 && p->boot_id != NULL &&
-				    q->boot_id != NULL && strcmp(p->boot_id, q->boot_id) == 0;
-			if (q->is_main && ht_rep_end_time(p) <= q->ts0 + (here ? 0 : 1)) {
-				superseded = true;
-				p->main = q;
-				break;
-			}
-		}
-		if (superseded)
-			p->is_main = false;
-		else
-			ht_rep_vec_push(&job->mains, p);
-	}
-	ht_rep_vec_free(&mains);
-}
-
-static int cmp_depth(const void *a, const void *b)
-{
-	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
-	return x->depth - y->depth;
-}
-
-/* Processes without a rank in the numbering: children of a rank's tree,
- * launcher wrappers, or processes of their own (a single CUDA program). */
-static void place_others(struct rep_job *job)
-{
-	size_t n = job->procs.n;
-	struct rep_proc **s = malloc((n + 1) * sizeof(*s));
-	if (s == NULL)
-		abort();
-	memcpy(s, job->procs.v, n * sizeof(*s));
-	rep_sort(s, n, sizeof(*s), cmp_depth);
-	for (size_t i = 0; i < n; i++) {
-		struct rep_proc *p = s[i];
-		if (p->is_main || p->main != NULL)
-			continue;
-		if (p->parent != NULL && (p->parent->is_main || p->parent->main != NULL)) {
-			p->main = p->parent->is_main ? p->parent : p->parent->main;
-			continue;
-		}
-		if (p->rank == REP_UNKNOWN && !p->outer) {
-			p->is_main = true;
-			ht_rep_vec_push(&job->unranked, p);
-		}
-	}
-	/* A wrapper is shown with the first main below it. */
-	for (size_t i = n; i-- > 0;) {
-		struct rep_proc *p = s[i];
-		if (p->parent != NULL && p->parent->main == NULL && !p->parent->is_main)
-			p->parent->main = p->is_main ? p : p->main;
-	}
-	free(s);
-}
-
 /* ---- the job ------------------------------------------------------------------------ */
 
 static int cmp_i64(const void *a, const void *b)
@@ -683,14 +446,14 @@ static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
 			p->h = h;
 			ht_rep_vec_push(&h->procs, p);
 			if (p->is_main && p->rank != REP_UNKNOWN && !p->outer &&
-			    in_numbering(job, p))
+			    ht_rep__in_numbering(job, p))
 				ht_rep_vec_push(&h->mains, p);
 			if (p->hf.have && (h->hf == NULL || p->is_main))
 				h->hf = &p->hf;
 			if (p->ts0 < h->first_ts)
 				h->first_ts = p->ts0;
 		}
-		rep_sort(h->mains.v, h->mains.n, sizeof(void *), cmp_main);
+		rep_sort(h->mains.v, h->mains.n, sizeof(void *), ht_rep__cmp_main);
 		if (job->nhosts == cap) {
 			cap *= 2;
 			job->hosts = realloc(job->hosts, cap * sizeof(*job->hosts));
@@ -784,15 +547,15 @@ void ht_rep_model(struct rep_job *job)
 	/* A launcher wrapper (a torchrun agent under srun) holds an identity
 	 * of another kind than the ranks below it: not a rank of the job. */
 	for (size_t i = 0; i < n; i++) {
-		if (!real_kind(s[i]))
+		if (!ht_rep__real_kind(s[i]))
 			continue;
 		for (struct rep_proc *q = s[i]->parent; q != NULL; q = q->parent)
-			if (real_kind(q) && strcmp(q->id_kind, s[i]->id_kind) != 0)
+			if (ht_rep__real_kind(q) && strcmp(q->id_kind, s[i]->id_kind) != 0)
 				q->outer = true;
 	}
-	pick_kind(job);
-	choose_mains(job);
-	place_others(job);
+	ht_rep__pick_kind(job);
+	ht_rep__choose_mains(job);
+	ht_rep__place_others(job);
 	world_size(job);
 	missing(job);
 	hosts(job, s, n);
