@@ -414,6 +414,13 @@ static inline bool rep_waited(const struct rep_proc *p)
 {
 	return p->waiting || p->gave_up;
 }
+
+/* A rank that waits (or waited until it gave up) or failed: a risk it
+ * carried hurt the job. */
+static inline bool rep_hurt(const struct rep_proc *p)
+{
+	return rep_waited(p) || p->failed;
+}
 /* The main process p belongs to (p itself when it is one). */
 struct rep_proc *ht_rep_main_of(struct rep_proc *p);
 /* True when a rank has reached steady. */

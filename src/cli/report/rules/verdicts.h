@@ -51,6 +51,9 @@ void ht_rep_rules_stale_store(struct rep_job *job);
 bool ht_rep_has_code(const struct rep_job *job, enum ht_verdict_code code);
 void ht_rep_rules_net(struct rep_job *job);	/* rendezvous, loopback, ifname, shm */
 void ht_rep_rules_gpu(struct rep_job *job);	/* cuda, devices, fork, versions */
+/* duplicate_gpu, visible_devices_inconsistent, too_many_local_ranks (verdicts_devices.c);
+ * run by ht_rep_rules_gpu. */
+void ht_rep_rules_devices(struct rep_job *job);
 void ht_rep_rules_nccl(struct rep_job *job);	/* ids, init errors, collectives */
 void ht_rep_rules_stalled(struct rep_job *job);	/* the generic stall */
 void ht_rep_rules_degraded(struct rep_job *job);	/* ranks the library could not watch */
