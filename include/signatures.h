@@ -49,7 +49,6 @@ struct ht_sig {
 extern const struct ht_sig ht_sigs[];
 extern const size_t ht_nsigs;
 
-const char *ht_sig_kind_name(enum ht_sig_kind k);
 bool ht_sig_kind_is_wait(enum ht_sig_kind k);
 /* The entry that one frame, as a dump writes it ("function (where)"),
  * matches, or NULL. python: the frame is a Python one. */

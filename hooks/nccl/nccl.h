@@ -142,8 +142,6 @@ void ht__nccl_real_fork_child(void);	/* nccl_real.c */
 
 /* ---- nccl_coll.c ----------------------------------------------------------- */
 
-/* True once a collective returned in this process (for `steady`). */
-bool ht_nccl_collective_issued(void);
 void ht__nccl_coll_fork_child(void);
 
 #endif

@@ -26,7 +26,6 @@
 
 static _Atomic bool issued;	/* a collective returned in this process */
 
-
 struct coll {
 	struct ht_call call;
 	struct ht_ncomm *e;
@@ -42,11 +41,6 @@ struct coll_args {
 	int dtype, redop, peer;
 	ht_nccl_stream_t stream;
 };
-
-bool ht_nccl_collective_issued(void)
-{
-	return atomic_load_explicit(&issued, memory_order_relaxed);
-}
 
 static bool is_p2p(int op)
 {

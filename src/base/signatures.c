@@ -14,16 +14,6 @@ const struct ht_sig ht_sigs[] = {
 };
 const size_t ht_nsigs = sizeof(ht_sigs) / sizeof(ht_sigs[0]);
 
-const char *ht_sig_kind_name(enum ht_sig_kind k)
-{
-	static const char *const names[] = {
-#define XX(id, name, wait) name,
-		HT_SIG_KIND_MAP(XX)
-#undef XX
-	};
-	return (unsigned)k < HT_SIG_KIND_COUNT ? names[k] : "?";
-}
-
 bool ht_sig_kind_is_wait(enum ht_sig_kind k)
 {
 	static const bool wait[] = {

@@ -50,7 +50,6 @@ static bool feed_main;		/* the main thread's frames go to the wait-point matcher
 static void *handler_uc;	/* dumping from a signal handler: its context */
 static _Atomic bool in_dump;
 
-
 struct thr {
 	pid_t tid;
 	int slot;		/* index in ht_uslots, -1 if none */
@@ -435,11 +434,6 @@ void ht_dump_mark_cut(const char *why)
 	/* Only once per dump: whoever clears the flag writes the line. */
 	if (atomic_exchange(&in_dump, false))
 		write_cut(ht_now(), why);
-}
-
-bool ht_dump_in_progress(void)
-{
-	return atomic_load(&in_dump);
 }
 
 /* The dumping thread itself, from its signal handler's context. */

@@ -22,6 +22,5 @@ void ht_dump_here(enum ht_dump_reason why, int n, int64_t age_ns, void *uc);
 /* When a dump is being written: ends it with a dump_end carrying "cut"
  * (why), so the last dump of the file is never read as whole. */
 void ht_dump_mark_cut(const char *why);
-bool ht_dump_in_progress(void);
 
 #endif

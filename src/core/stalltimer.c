@@ -68,11 +68,6 @@ bool ht_stimer_enable(void)
 	return true;
 }
 
-bool ht_stimer_enabled(void)
-{
-	return atomic_load(&on);
-}
-
 void ht_stimer_disable(void)
 {
 	if (!atomic_exchange(&on, false))

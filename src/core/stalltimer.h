@@ -26,7 +26,6 @@ bool ht_stimer_enable(void);
 /* The watchdog thread exists after all: every armed timer is disarmed, and
  * none is armed again. */
 void ht_stimer_disable(void);
-bool ht_stimer_enabled(void);
 /* In a forked child: the parent's timers do not exist there. */
 void ht_stimer_forget(void);
 /* From ht_call_enter, the call marked in flight in s (its thread's slot):

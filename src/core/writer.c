@@ -285,9 +285,3 @@ int ht_trace_reopen_child(void)
 	return ht_trace_open(HT_REASON_FORK);
 }
 
-void ht_trace_close(void)
-{
-	int fd = atomic_exchange(&ht_g.trace_fd, -1);
-	if (fd >= 0)
-		syscall(SYS_close, fd);
-}

@@ -23,7 +23,6 @@ void ht_ev_warning(const char *msg);
 int ht_trace_open(enum ht_reason why);
 /* In a forked child: forget the parent's file, open our own. */
 int ht_trace_reopen_child(void);
-void ht_trace_close(void);
 /* One "hangtrace[pid]: a b c" line on stderr. */
 void ht_say(const char *a, const char *b, const char *c);
 

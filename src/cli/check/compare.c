@@ -156,7 +156,7 @@ void ht_chk__compare(struct chk_member *m, int64_t ws, double waited)
 			continue;
 		}
 		int64_t same[256];
-		size_t ns = 0, k = 0;
+		size_t ns = 0;
 		int64_t order = 0;	/* its place among its host's ranks */
 		for (int64_t q = 0; q < ws; q++) {
 			if (!m[q].here || m[q].host != m[r].host)
@@ -168,7 +168,6 @@ void ht_chk__compare(struct chk_member *m, int64_t ws, double waited)
 				same[ns++] = q;
 		}
 		long long count = ht_chk__int(m[r].facts, "gpu_count");
-		(void)k;
 		if (ns > 1) {
 			char rs[400];
 			ht_chk__ranks_str(same, ns, rs, sizeof(rs));

@@ -537,7 +537,7 @@ static void world_size_mismatch(struct rep_job *job)
 	struct rep_verdict *v = NULL;
 	enum rep_severity sev = job->stuck || job->failed ? REP_ERROR : REP_WARNING;
 	int64_t other = -1;
-	size_t n_other = 0, n_out = 0;
+	size_t n_other = 0;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		bool differs = p->world_size != REP_UNKNOWN && p->world_size != job->world_size;
@@ -551,7 +551,6 @@ static void world_size_mismatch(struct rep_job *job)
 			other = p->world_size;
 			n_other++;
 		}
-		n_out += outside;
 		if (v->nevidence < 4)
 			ht_rep_verdict_evidence(job, v, &p->id_loc, NULL);
 		if (p->ts0 < v->t)
@@ -576,7 +575,6 @@ static void world_size_mismatch(struct rep_job *job)
 			break;
 		}
 	}
-	(void)n_out;
 	v->advice = "Every rank must be launched with the same world size and a rank below it: "
 		    "check WORLD_SIZE, --nnodes/--nproc-per-node, srun -n/--ntasks or mpirun -np on "
 		    "every node; a node started with other settings (or from an older job script) "
