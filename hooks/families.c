@@ -63,6 +63,14 @@ uint64_t ht_families_progress(void)
 	return n;
 }
 
+bool ht_families_startup_pending(void)
+{
+	for (size_t i = 0; i < NFAMILIES; i++)
+		if (families[i]->startup_pending != NULL && families[i]->startup_pending())
+			return true;
+	return false;
+}
+
 void ht_families_fd_closing(int fd)
 {
 	for (size_t i = 0; i < NFAMILIES; i++)

@@ -40,6 +40,11 @@ struct ht_family {
 	 * closefrom). */
 	void (*fd_closing)(int fd);
 	void (*fd_range_closing)(unsigned int first, unsigned int last);
+	/* Whether the family knows a startup step of this process is still to
+	 * come (the net family: a rendezvous the job names, not yet done): a
+	 * process found working before it is slow, not steady (SPEC section
+	 * 6). Read from the watchdog thread. */
+	bool (*startup_pending)(void);
 	/* dlsym found `found` for name, a name starting with one of
 	 * dlsym_prefixes (NULL-terminated): returns the family's wrapper, or
 	 * found to leave it alone. */
@@ -58,6 +63,7 @@ void ht_families_dump(void);
 void ht_families_dump_end(struct ht_jw *w);
 bool ht_families_may_signal(pid_t tid);
 uint64_t ht_families_progress(void);
+bool ht_families_startup_pending(void);
 void ht_families_fd_closing(int fd);
 void ht_families_fd_range_closing(unsigned int first, unsigned int last);
 void *ht_families_dlsym(void *handle, const char *name, void *found);

@@ -32,6 +32,9 @@ void ht__net_dump(void);
 bool ht__net_dump_may_signal(pid_t tid);
 void ht__net_fd_closing(int fd);
 void ht__net_fd_range_closing(unsigned int first, unsigned int last);
+/* The job names a rendezvous endpoint and this process has not finished
+ * its rendezvous yet (net_host.c). */
+bool ht__net_startup_pending(void);
 
 /* ---- between net.c and net_host.c ------------------------------------------------ */
 

@@ -11,4 +11,5 @@ const struct ht_family ht_family_net = {
 	.may_signal = ht__net_dump_may_signal,
 	.fd_closing = ht__net_fd_closing,
 	.fd_range_closing = ht__net_fd_range_closing,
+	.startup_pending = ht__net_startup_pending,
 };

@@ -23,6 +23,8 @@
 #include "jsonw.h"
 #include "net.h"
 #include "netfacts.h"
+#include "phase.h"
+#include "state.h"
 #include "writer.h"
 
 
@@ -282,8 +284,20 @@ static void host_line(void)
 		freeifaddrs(ifa);
 }
 
+/* The job names a rendezvous endpoint: a process still in launch will
+ * meet there later (an MPI job, wired up by its launcher, names none). */
+static bool expects_rendezvous;
+
 void ht__net_host_facts(void)
 {
+	expects_rendezvous = ht_env(HT_ENV_MASTER_ADDR) != NULL || ht_env(HT_ENV_MASTER_PORT) != NULL ||
+			     ht_env(HT_ENV_PET_RDZV_ENDPOINT) != NULL ||
+			     ht_env(HT_ENV_JAX_COORDINATOR_ADDRESS) != NULL;
 	resolve_env();
 	host_line();
+}
+
+bool ht__net_startup_pending(void)
+{
+	return expects_rendezvous && !ht_phases_has_ended(&ht_g.phases, HT_PHASE_RENDEZVOUS);
 }

@@ -23,6 +23,7 @@
 #include "common.h"
 #include "dump.h"
 #include "events.h"
+#include "families.h"
 #include "fmt.h"
 #include "hangtrace.h"
 #include "inflight.h"
@@ -62,9 +63,6 @@ static _Atomic uint32_t resteady_epoch;
 static _Atomic bool here_busy;	/* a dump from a signal handler is being written */
 static _Atomic uint32_t term_gen;	/* the SIGTERM dump being waited for */
 static _Atomic int64_t term_done_ns;
-/* The job names a rendezvous endpoint (read at start, in the starting
- * thread): its startup is over only once that rendezvous has ended. */
-static bool expects_rendezvous;
 /* No watchdog thread could be started (the thread limit): the calls are
  * watched by their stall timers, and the hooks retry once a second. */
 static _Atomic int64_t retry_at;
@@ -168,9 +166,9 @@ static int64_t oldest_start(int64_t *call)
 
 /*
  * A look found the process working past its deadline. Its startup is over
- * (SPEC section 6) when it is past its rendezvous, or past launch where it
- * has none: the job names no rendezvous endpoint (an MPI job, wired up by
- * its launcher). A rank still in launch that will rendezvous later (a long
+ * (SPEC section 6) when no family knows a startup step still to come (the
+ * net family: a rendezvous the job names and this process has not done;
+ * an MPI job, wired up by its launcher, names none). A rank still in launch that will rendezvous later (a long
  * import, a checkpoint load) is only slow: not steady yet. The first time,
  * the steady phase line says so. False when it is not steady.
  */
@@ -179,7 +177,7 @@ static bool found_working(const struct ht_looks *L)
 	char buf[256];
 	struct ht_jw w;
 
-	if (expects_rendezvous && !ht_phases_has_ended(&ht_g.phases, HT_PHASE_RENDEZVOUS))
+	if (ht_families_startup_pending())
 		return false;
 	/* Working at an activity of the table (importing, loading a
 	 * checkpoint, downloading, building) is still starting up: a JAX
@@ -502,9 +500,6 @@ int ht_watchdog_start(void)
 	if (atomic_load(&running))
 		goto out_unlock;
 	atomic_store(&stopping, false);
-	expects_rendezvous = getenv("MASTER_ADDR") != NULL || getenv("MASTER_PORT") != NULL ||
-			     getenv("PET_RDZV_ENDPOINT") != NULL ||
-			     getenv("JAX_COORDINATOR_ADDRESS") != NULL;
 	rc = create(true);
 	if (rc == -EINVAL)	/* the size still too small: glibc's own default */
 		rc = create(false);
