@@ -15,7 +15,10 @@
 #               one: read/ only model/model.h (the records it fills), model/
 #               no rules/ or render/, rules/ no render/; the driver's
 #               report.h (every stage) only render/ and the driver.
-# Prints every include that breaks a rule and exits 1; run by make.
+# And src/core calls a function the library interposes (hooks/hooks.def,
+# family LIBC) only through ht_real, never by its name, which would reach
+# our own hook.
+# Prints every include or call that breaks a rule and exits 1; run by make.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 dirs="include src/base src/core hooks hooks/net hooks/cuda hooks/nccl hooks/ib src/cli src/cli/report"
@@ -76,4 +79,11 @@ for f in src/base/*.[ch] src/base/*.def src/core/*.[ch] src/core/*.def \
 		fi
 	done
 done
+names=$(sed -n 's/^HT_HOOK(LIBC, [^,]*, \([A-Za-z_0-9]*\),.*/\1/p' hooks/hooks.def hooks/hooks_*.def |
+	tr '\n' '|' | sed 's/|$//')
+if [ -n "$names" ] &&
+   grep -nE "(^|[^.a-zA-Z0-9_>])($names)\(" src/core/*.c | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|/\*)' >&2; then
+	echo "check-deps: src/core calls an interposed function by name: call it as ht_real.<name>" >&2
+	bad=1
+fi
 exit $bad

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "common.h"
 #include "fmt.h"
+#include "real.h"
 #include "state.h"
 #include "writer.h"
 #include "procfs.h"
@@ -138,7 +139,7 @@ static bool claim(const char *dir)
 	n = ht_append_i64(line, sizeof(line), n, getpid());
 	n = ht_append(line, sizeof(line), n, "\n");
 	ssize_t w HT_UNUSED = write(fd, line, n);
-	close(fd);
+	ht_real.close(fd);
 	return true;
 }
 
@@ -165,7 +166,7 @@ static void reap(pid_t pid, const char *dir, void (*serve)(void))
 	int64_t deadline = ht_now() + (int64_t)HT_BRIEF_LIMIT_MS * 1000000;
 	int st;
 	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
+		pid_t r = ht_real.waitpid(pid, &st, WNOHANG);
 		if (r == pid || (r < 0 && errno != EINTR))
 			return;
 		if (ht_now() >= deadline)
@@ -173,7 +174,7 @@ static void reap(pid_t pid, const char *dir, void (*serve)(void))
 		wait_serving(20, serve);
 	}
 	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while (ht_real.waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	ht_say("the brief report took too long and was stopped; run: hangtrace report ",
 	       dir, NULL);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "brief.h"
+#include "real.h"
 #include "self.h"
 
 /* Any address inside the library will do: this function's own. */
@@ -46,6 +47,6 @@ bool ht_self_folder(char *out, size_t cap)
 		memmove(buf, buf + last, have - last);
 		have -= last;
 	}
-	close(fd);
+	ht_real.close(fd);
 	return found;
 }

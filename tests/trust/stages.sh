@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # stages.sh: scripts/check-deps.sh keeps the report's stages one way
-# (read -> model -> rules -> render, issue 22). The tree passes; a copy of
-# it where a stage includes a later one's header fails, naming the file.
+# (read -> model -> rules -> render, issue 22), and the core off its own
+# hooks. The tree passes; a copy of it where a stage includes a later
+# one's header fails, naming the file; so does one where the core calls
+# close by name (our own hook) instead of ht_real.close.
 # limit: 30
 . "$(dirname "$0")/../lib.sh"
 
@@ -25,4 +27,12 @@ bad src/cli/report/read/parse.c rules/verdicts.h
 bad src/cli/report/model/stacks.c rules/verdict.h
 bad src/cli/report/rules/order.c render/check_report.h
 bad src/cli/report/read/dumps.c report.h
+
+rm -rf "$T/bad"
+cp -r "$T/tree" "$T/bad"
+sed -i 's/ht_real\.close(fd);/close(fd);/' "$T/bad/src/core/self.c"
+"$T/bad/scripts/check-deps.sh" >/dev/null 2>"$T/bad.err"
+check "the core calling close by name fails" [ $? = 1 ]
+check "the core calling close by name: the message names the line" \
+	grep -q "src/core/self.c:[0-9]*:.*close(fd)" "$T/bad.err"
 finish
