@@ -17,6 +17,7 @@
 #include "fmt.h"
 #include "ibfacts.h"
 #include "jsonw.h"
+#include "netfacts.h"
 
 /* Reads root/rel into out (at most cap-1 bytes, trailing newline cut). */
 static bool read_small(const char *dir, const char *rel, char *out, size_t cap)
@@ -163,43 +164,7 @@ int ht_ib_scan(const char *root, struct ht_ib_port *out, int max)
 
 bool ht_ib_hca_selects(const char *spec, const char *dev, int port)
 {
-	if (spec == NULL)
-		return true;
-	bool exclude = spec[0] == '^';
-	if (exclude)
-		spec++;
-	bool exact = spec[0] == '=';
-	if (exact)
-		spec++;
-	int items = 0;
-	bool hit = false;
-	for (const char *p = spec;;) {
-		size_t len = strcspn(p, ",");
-		size_t name = strcspn(p, ":,");
-		if (name > len)
-			name = len;
-		if (name > 0) {
-			int want = -1;	/* no ":port": any port */
-			if (name < len) {
-				int64_t v;
-				char num[16];
-				size_t nl = len - name - 1;
-				if (nl > 0 && nl < sizeof(num)) {
-					memcpy(num, p + name + 1, nl);
-					num[nl] = '\0';
-					want = ht_parse_i64(num, &v) ? (int)v : 0;
-				}
-			}
-			items++;
-			bool named = exact ? strlen(dev) == name && memcmp(dev, p, name) == 0
-					   : strncmp(dev, p, name) == 0;
-			hit = hit || (named && (want == -1 || port == -1 || want == port));
-		}
-		if (p[len] == '\0')
-			break;
-		p += len + 1;
-	}
-	return (items == 0 || hit) != exclude;
+	return spec == NULL || ht_nccl_list_selects(spec, dev, port);
 }
 
 static bool ib_disabled(const struct ht_ib_env *env)

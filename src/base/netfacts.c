@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "fmt.h"
 #include "netfacts.h"
 
 static const char *const role_names[] = {
@@ -449,7 +450,7 @@ static bool item_matches(const char *item, size_t n, const char *ifname, bool ex
 	return strncmp(ifname, item, n) == 0;
 }
 
-bool ht_nccl_ifname_selects(const char *spec, const char *ifname)
+bool ht_nccl_list_selects(const char *spec, const char *name, int port)
 {
 	bool exclude = spec[0] == '^';
 	if (exclude)
@@ -461,18 +462,35 @@ bool ht_nccl_ifname_selects(const char *spec, const char *ifname)
 	bool hit = false;
 	for (const char *p = spec;;) {
 		size_t len = strcspn(p, ",");
-		size_t name = strcspn(p, ":,");	/* "eth0:1234": the port is ignored */
-		if (name > len)
-			name = len;
-		if (name > 0) {
+		size_t n = strcspn(p, ":,");
+		if (n > len)
+			n = len;
+		if (n > 0) {
+			int want = -1;	/* no ":port": any port */
+			if (n < len) {
+				int64_t v;
+				char num[16];
+				size_t nl = len - n - 1;
+				if (nl > 0 && nl < sizeof(num)) {
+					memcpy(num, p + n + 1, nl);
+					num[nl] = '\0';
+					want = ht_parse_i64(num, &v) ? (int)v : 0;
+				}
+			}
 			items++;
-			hit = hit || item_matches(p, name, ifname, exact);
+			hit = hit || (item_matches(p, n, name, exact) &&
+				      (want == -1 || port == -1 || want == port));
 		}
 		if (p[len] == '\0')
 			break;
 		p += len + 1;
 	}
 	return (items == 0 || hit) != exclude;
+}
+
+bool ht_nccl_ifname_selects(const char *spec, const char *ifname)
+{
+	return ht_nccl_list_selects(spec, ifname, -1);	/* "eth0:1234": the port is ignored */
 }
 
 bool ht_gloo_ifname_selects(const char *spec, const char *ifname)

@@ -173,6 +173,12 @@ struct ht_agg_ent *ht_agg_add(struct ht_agg *t, uint32_t dest, int err, int64_t 
  * interface (NCCL's matchIfList with no entries).
  */
 bool ht_nccl_ifname_selects(const char *spec, const char *ifname);
+/*
+ * NCCL's list syntax, shared by NCCL_SOCKET_IFNAME and NCCL_IB_HCA: true
+ * when name (and port, -1 for any) is selected by spec, items "name" or
+ * "name:port" separated by commas, '^' and '=' as above.
+ */
+bool ht_nccl_list_selects(const char *spec, const char *name, int port);
 /* True when gloo would use ifname under GLOO_SOCKET_IFNAME=spec: a
  * comma-separated list of exact interface names. */
 bool ht_gloo_ifname_selects(const char *spec, const char *ifname);
