@@ -5,7 +5,8 @@
 # own folder, then the -I folders of the Makefile, in order):
 #   src/base    includes only src/base and include/
 #   src/core    also src/core and the lists of hooks/ (hooks.def, hooks_*.def,
-#               hook_types.h) and the family table (hooks/families.h),
+#               hook_types.h, the filter hooks_of.h) and the family table
+#               (hooks/families.h),
 #               never a family's own header (hooks/<family>/)
 #   src/cli     (the command, its report included) only src/cli, src/base
 #               and include/
@@ -34,7 +35,7 @@ allowed() {  # LAYER PATH
 	case $1:$2 in
 	base:src/base/*|base:include/*) return 0 ;;
 	core:src/base/*|core:src/core/*|core:include/*) return 0 ;;
-	core:hooks/hooks.def|core:hooks/hooks_*.def|core:hooks/hook_types.h|core:hooks/families.h) return 0 ;;
+	core:hooks/hooks.def|core:hooks/hooks_*.def|core:hooks/hooks_of.h|core:hooks/hook_types.h|core:hooks/families.h) return 0 ;;
 	cli:src/cli/*|cli:src/base/*|cli:include/*) return 0 ;;
 	esac
 	return 1

@@ -105,15 +105,9 @@ static inline void *real_of(void **slot, const char *name)
 
 #define HT_MPI_REAL(name) ((__typeof__(ht_real.name))real_of((void **)&ht_real.name, #name))
 
-#define HT_HOOK_LIBC(ret, name, params, args)
-#define HT_HOOK_CUDA(ret, name, params, args)
-#define HT_HOOK_NCCL(ret, name, params, args)
 /* The wrappers' prototypes: ours, since mpi.h may be absent. */
 #define HT_HOOK_MPI(ret, name, params, args) HT_EXPORT ret name params;
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_MPI
+#include "hooks_of.h"
 #define HT_HOOK_MPI(ret, name, params, args)                                  \
 	HT_EXPORT ret name params                                              \
 	{                                                                      \
@@ -127,13 +121,7 @@ static inline void *real_of(void **slot, const char *name)
 		atomic_fetch_add_explicit(&done, 1, memory_order_relaxed);     \
 		return r;                                                      \
 	}
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_LIBC
-#undef HT_HOOK_CUDA
-#undef HT_HOOK_NCCL
-#undef HT_HOOK_MPI
+#include "hooks_of.h"
 
 void *ht__mpi_dlsym(void *handle, const char *name, void *found)
 {

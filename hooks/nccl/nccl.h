@@ -19,17 +19,8 @@
 #include "real.h"
 
 /* The wrappers, one per NCCL entry of hooks.def (exported by the library). */
-#define HT_HOOK_LIBC(ret, name, params, args)
-#define HT_HOOK_CUDA(ret, name, params, args)
-#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) ret name params;
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_LIBC
-#undef HT_HOOK_CUDA
-#undef HT_HOOK_MPI
-#undef HT_HOOK_NCCL
+#include "hooks_of.h"
 
 /* ncclResult_t values we act on. */
 #define HT_NCCL_SUCCESS 0

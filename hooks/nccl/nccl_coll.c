@@ -181,13 +181,8 @@ coll_leave(struct coll *c, const struct coll_args *a, ht_nccl_result_t rc)
 		      return coll_leave(&c, &a, real args);)
 #define HT_NW_COLL_WRAP(...)
 #define HT_NW_COLL_TEARDOWN(...)
-#define HT_HOOK_LIBC(ret, name, params, args)
-#define HT_HOOK_CUDA(ret, name, params, args)
-#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) HT_NCCL_GEN(name, params, args, COLL)
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
+#include "hooks_of.h"
 
 void ht__nccl_coll_fork_child(void)
 {

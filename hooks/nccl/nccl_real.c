@@ -53,14 +53,8 @@ struct nccl_fn {
 };
 
 static const struct nccl_fn fns[] = {
-#define HT_HOOK_LIBC(ret, name, params, args)
-#define HT_HOOK_CUDA(ret, name, params, args)
-#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) { #name, HT_HOOK_ID_##name, (void *)name },
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_NCCL
+#include "hooks_of.h"
 };
 
 static void *real_of(int id)
@@ -69,10 +63,7 @@ static void *real_of(int id)
 #define HT_HOOK_NCCL(ret, name, params, args) \
 	case HT_HOOK_ID_##name:               \
 		return (void *)ht_real.name;
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_NCCL
+#include "hooks_of.h"
 	default:
 		return NULL;
 	}
@@ -165,10 +156,7 @@ static void fill_table(void)
 #define HT_HOOK_NCCL(ret, name, params, args) \
 	if (ht_real.name == NULL)             \
 		ht_real.name = (ret (*) params)lookup(h, #name);
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_NCCL
+#include "hooks_of.h"
 	aux.get_version = (version_fn)lookup(h, "ncclGetVersion");
 	aux.error_string = (errstr_fn)lookup(h, "ncclGetErrorString");
 	aux.last_error = (lasterr_fn)lookup(h, "ncclGetLastError");

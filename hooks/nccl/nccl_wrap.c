@@ -16,10 +16,5 @@
 	HT_NW_WRAPPER(HT_EXPORT, name, params,             \
 		      return ht__nccl_teardown(HT_HOOK_ID_##name, #name, real, comm, removes);)
 #define HT_NW_OUT_COLL(...)
-#define HT_HOOK_LIBC(ret, name, params, args)
-#define HT_HOOK_CUDA(ret, name, params, args)
-#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) HT_NCCL_GEN(name, params, args, OUT)
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
+#include "hooks_of.h"

@@ -77,17 +77,8 @@
 	ht_nccl_result_t ht__nccl_wrap_##name HT_NW_HEAD(name, params, args);
 #define HT_NW_DECL_COLL(...)
 #define HT_NW_DECL_TEARDOWN(...)
-#define HT_HOOK_LIBC(ret, name, params, args)
-#define HT_HOOK_CUDA(ret, name, params, args)
-#define HT_HOOK_MPI(ret, name, params, args)
 #define HT_HOOK_NCCL(ret, name, params, args) HT_NCCL_GEN(name, params, args, DECL)
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_LIBC
-#undef HT_HOOK_CUDA
-#undef HT_HOOK_MPI
-#undef HT_HOOK_NCCL
+#include "hooks_of.h"
 
 /* One exported wrapper: the prelude, then the statements of its body,
  * which call `real`. */

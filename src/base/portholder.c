@@ -73,35 +73,48 @@ static unsigned long listen_inode(const char *path, int port)
 	return inode;
 }
 
-/* The pid with an fd on socket:[inode], or 0; *scanned counts fd entries. */
-static pid_t pid_of_fd(const char *pid, unsigned long inode, size_t *scanned)
+struct hunt {
+	unsigned long inode;
+	size_t scanned;		/* fd entries read, all processes */
+	const char *pid;	/* the process whose fds are read */
+	pid_t found;
+};
+
+/* One fd link of hunt->pid: socket:[inode] ends the hunt. */
+static bool one_fd(void *arg, int fd, const struct dirent64 *d)
 {
-	char dir[64], link[64], buf[4096];
+	struct hunt *h = arg;
+	char link[64];
+	if (d->d_name[0] == '.')
+		return true;
+	if (++h->scanned > MAX_SCAN)
+		return false;
+	ssize_t n = readlinkat(fd, d->d_name, link, sizeof(link) - 1);
+	if (n <= 9 || memcmp(link, "socket:[", 8) != 0)
+		return true;
+	link[n] = '\0';
+	if (strtoul(link + 8, NULL, 10) == h->inode)
+		h->found = (pid_t)atoi(h->pid);
+	return h->found == 0;
+}
+
+/* One /proc entry: a process, whose fds are read. */
+static bool one_proc(void *arg, int fd, const struct dirent64 *d)
+{
+	struct hunt *h = arg;
+	char dir[64];
+	(void)fd;
+	if (d->d_name[0] < '1' || d->d_name[0] > '9')
+		return true;
 	ht_append(dir, sizeof(dir), ht_append(dir, sizeof(dir), ht_append(dir, sizeof(dir), 0,
-				  "/proc/"), pid), "/fd");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	pid_t found = 0;
-	for (;;) {
-		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (r <= 0 || found != 0)
-			break;
-		for (long off = 0; off < r && found == 0; ) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			if (d->d_name[0] == '.' || ++*scanned > MAX_SCAN)
-				continue;
-			ssize_t n = readlinkat(fd, d->d_name, link, sizeof(link) - 1);
-			if (n <= 9 || memcmp(link, "socket:[", 8) != 0)
-				continue;
-			link[n] = '\0';
-			if (strtoul(link + 8, NULL, 10) == inode)
-				found = (pid_t)atoi(pid);
-		}
-	}
-	syscall(SYS_close, fd);
-	return found;
+				  "/proc/"), d->d_name), "/fd");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return true;
+	h->pid = d->d_name;
+	ht_dir_each(dfd, 0, one_fd, h);
+	syscall(SYS_close, dfd);
+	return h->found == 0 && h->scanned <= MAX_SCAN;
 }
 
 pid_t ht_net_port_holder(int port, char *cmd, size_t cap)
@@ -112,24 +125,13 @@ pid_t ht_net_port_holder(int port, char *cmd, size_t cap)
 	cmd[0] = '\0';
 	if (inode == 0)
 		return 0;
-	char buf[4096];
-	size_t scanned = 0;
-	pid_t found = 0;
+	struct hunt h = { .inode = inode };
 	int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	for (;;) {
-		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (r <= 0 || found != 0 || scanned > MAX_SCAN)
-			break;
-		for (long off = 0; off < r && found == 0; ) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-				found = pid_of_fd(d->d_name, inode, &scanned);
-		}
-	}
+	ht_dir_each(fd, 0, one_proc, &h);
 	syscall(SYS_close, fd);
+	pid_t found = h.found;
 	if (found == 0)
 		return 0;
 	/* Its command line, arguments joined by spaces, secret values masked. */

@@ -4,6 +4,7 @@
  * with open/read/close only (no stdio, no malloc), so the dump path and a
  * freshly forked child can use them.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -172,4 +173,25 @@ bool ht_proc_trace_matches(const char *path, pid_t pid)
 out:
 	syscall(SYS_close, fd);
 	return match;
+}
+
+size_t ht_dir_each(int fd, size_t limit, bool (*fn)(void *arg, int fd, const struct dirent64 *d),
+		   void *arg)
+{
+	char buf[4096];
+	size_t seen = 0;
+	for (;;) {
+		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (r <= 0)
+			return seen;
+		for (long off = 0; off < r;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			if (limit != 0 && seen >= limit)
+				return seen;
+			seen++;
+			if (!fn(arg, fd, d))
+				return seen;
+		}
+	}
 }

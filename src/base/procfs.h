@@ -33,6 +33,13 @@ bool ht_parse_stat(const char *text, struct ht_stat *st);
 bool ht_read_stat(const char *path, struct ht_stat *st);
 /* The boot id (36 characters), "" when unreadable. */
 void ht_boot_id(char out[40]);
+struct dirent64;
+/* Calls fn(arg, fd, entry) for each entry of the folder open at fd, "." and
+ * ".." included, until fn returns false; at most limit entries (0: no
+ * limit). getdents64 into a buffer on the stack: async-signal-safe.
+ * Returns the number of entries passed to fn. */
+size_t ht_dir_each(int fd, size_t limit, bool (*fn)(void *arg, int fd, const struct dirent64 *d),
+		   void *arg);
 /* True when the last header of the trace file at path names this process. */
 bool ht_proc_trace_matches(const char *path, pid_t pid);
 

@@ -82,24 +82,23 @@ static bool waits_on_lock(const struct ht_pythread *py, size_t npy)
 
 /* Calls fn(arg, dirfd, name) for each subfolder of the folder open at fd
  * (at most MAX_ENTRIES entries read). */
+struct subdirs {
+	void (*fn)(void *, int, const char *);
+	void *arg;
+};
+
+static bool one_subdir(void *arg, int fd, const struct dirent64 *d)
+{
+	const struct subdirs *s = arg;
+	if (d->d_name[0] != '.' && (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN))
+		s->fn(s->arg, fd, d->d_name);
+	return true;
+}
+
 static void each_subdir(int fd, void (*fn)(void *, int, const char *), void *arg)
 {
-	char buf[4096];
-	size_t seen = 0;
-	for (;;) {
-		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (r <= 0)
-			return;
-		for (long off = 0; off < r; ) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			if (++seen > MAX_ENTRIES)
-				return;
-			if (d->d_name[0] == '.' || (d->d_type != DT_DIR && d->d_type != DT_UNKNOWN))
-				continue;
-			fn(arg, fd, d->d_name);
-		}
-	}
+	struct subdirs s = { fn, arg };
+	ht_dir_each(fd, MAX_ENTRIES, one_subdir, &s);
 }
 
 struct scan {
@@ -161,41 +160,39 @@ static int find_locks(struct ht_jw *w, const char *root, int depth)
 }
 
 /* The pids with a trace file of this host in our folder: <host>.<pid>.jsonl. */
+/* A trace file of this host ("<host>.<pid>.jsonl"): its pid is traced. */
+static bool one_trace_file(void *arg, int fd, const struct dirent64 *d)
+{
+	const char *n = d->d_name;
+	size_t hl = strlen(ht_g.host);
+	(void)arg;
+	(void)fd;
+	if (strncmp(n, ht_g.host, hl) != 0 || n[hl] != '.')
+		return true;
+	char num[24];
+	size_t k = 0;
+	for (const char *q = n + hl + 1; *q >= '0' && *q <= '9' && k < sizeof(num) - 1; q++)
+		num[k++] = *q;
+	num[k] = '\0';
+	int64_t pid;
+	if (strcmp(n + hl + 1 + k, ".jsonl") == 0 && ht_parse_i64(num, &pid) && ntraced < MAX_TRACED)
+		traced[ntraced++] = (pid_t)pid;
+	return true;
+}
+
 static void list_traced(void)
 {
-	char dir[sizeof(ht_g.trace_path)], buf[4096];
+	char dir[sizeof(ht_g.trace_path)];
 	ntraced = 0;
 	ht_strlcpy(dir, ht_g.trace_path, sizeof(dir));
 	char *slash = strrchr(dir, '/');
 	if (slash == NULL)
 		return;
 	*slash = '\0';
-	size_t hl = strlen(ht_g.host);
 	int fd = open(dir[0] != '\0' ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	for (size_t seen = 0; seen < MAX_TRACE_FILES;) {
-		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (r <= 0)
-			break;
-		for (long off = 0; off < r; ) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			const char *n = d->d_name;
-			seen++;
-			if (strncmp(n, ht_g.host, hl) != 0 || n[hl] != '.')
-				continue;
-			char num[24];
-			size_t k = 0;
-			for (const char *q = n + hl + 1; *q >= '0' && *q <= '9' && k < sizeof(num) - 1; q++)
-				num[k++] = *q;
-			num[k] = '\0';
-			int64_t pid;
-			if (strcmp(n + hl + 1 + k, ".jsonl") == 0 && ht_parse_i64(num, &pid) &&
-			    ntraced < MAX_TRACED)
-				traced[ntraced++] = (pid_t)pid;
-		}
-	}
+	ht_dir_each(fd, MAX_TRACE_FILES, one_trace_file, NULL);
 	syscall(SYS_close, fd);
 }
 
@@ -260,42 +257,43 @@ static double uptime_secs(void)
 	return scale > 0 ? v / scale : v;
 }
 
+struct builders {
+	struct ht_jw *w;
+	long ticks;
+	double up;
+	size_t found;
+};
+
+/* One /proc entry: a compiler below a traced process is a builder. */
+static bool one_builder(void *arg, int fd, const struct dirent64 *d)
+{
+	struct builders *b = arg;
+	int64_t pid;
+	struct ht_stat st;
+	(void)fd;
+	if (!ht_parse_i64(d->d_name, &pid) || !stat_of((pid_t)pid, &st) || !builder_comm(st.comm) ||
+	    !below_traced(st.ppid))
+		return true;
+	ht_jw_obj_begin(b->w, NULL);
+	ht_jw_int(b->w, "pid", pid);
+	ht_jw_str(b->w, "comm", st.comm);
+	ht_jw_int(b->w, "ppid", st.ppid);
+	if (b->up >= 0 && b->ticks > 0) {
+		double age = b->up - (double)st.start_ticks / (double)b->ticks;
+		ht_jw_secs(b->w, "age", age > 0 ? (int64_t)(age * 1e9) : 0);
+	}
+	ht_jw_end(b->w);
+	return ++b->found < MAX_BUILDERS;
+}
+
 static void find_builders(struct ht_jw *w)
 {
-	char buf[8192];
-	long ticks = sysconf(_SC_CLK_TCK);
-	double up = uptime_secs();
-	size_t seen = 0, found = 0;
+	struct builders b = { w, sysconf(_SC_CLK_TCK), uptime_secs(), 0 };
 	int fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	list_traced();
-	for (;;) {
-		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (r <= 0)
-			break;
-		for (long off = 0; off < r && seen < MAX_PROCS && found < MAX_BUILDERS; ) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			int64_t pid;
-			struct ht_stat st;
-			if (!ht_parse_i64(d->d_name, &pid) || ++seen > MAX_PROCS || !stat_of((pid_t)pid, &st) ||
-			    !builder_comm(st.comm) || !below_traced(st.ppid))
-				continue;
-			ht_jw_obj_begin(w, NULL);
-			ht_jw_int(w, "pid", pid);
-			ht_jw_str(w, "comm", st.comm);
-			ht_jw_int(w, "ppid", st.ppid);
-			if (up >= 0 && ticks > 0) {
-				double age = up - (double)st.start_ticks / (double)ticks;
-				ht_jw_secs(w, "age", age > 0 ? (int64_t)(age * 1e9) : 0);
-			}
-			ht_jw_end(w);
-			found++;
-		}
-		if (seen >= MAX_PROCS || found >= MAX_BUILDERS)
-			break;
-	}
+	ht_dir_each(fd, MAX_PROCS, one_builder, &b);
 	syscall(SYS_close, fd);
 }
 

@@ -60,28 +60,31 @@ struct thr {
 	bool have_stat;
 };
 
+struct thr_list {
+	struct thr *t;
+	size_t n, max;
+};
+
+static bool one_thread(void *arg, int fd, const struct dirent64 *d)
+{
+	struct thr_list *l = arg;
+	int64_t tid;
+	(void)fd;
+	if (ht_parse_i64(d->d_name, &tid) && l->n < l->max)
+		l->t[l->n++] = (struct thr){ .tid = (pid_t)tid, .slot = -1 };
+	return true;
+}
+
 static size_t list_threads(struct thr *t, size_t max)
 {
-	char buf[8192];
-	size_t n = 0;
+	struct thr_list l = { t, 0, max };
 	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
-	for (;;) {
-		long r = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (r <= 0)
-			break;
-		for (long off = 0; off < r;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			int64_t tid;
-			if (ht_parse_i64(d->d_name, &tid) && n < max)
-				t[n++] = (struct thr){ .tid = (pid_t)tid, .slot = -1 };
-			off += d->d_reclen;
-		}
-	}
+	ht_dir_each(fd, 0, one_thread, &l);
 	syscall(SYS_close, fd);
-	return n;
+	return l.n;
 }
 
 static int slot_for(pid_t tid)

@@ -75,16 +75,7 @@ static void resolve_all(void)
 		self_hi = hi;
 	}
 #define HT_HOOK_LIBC(ret, name, params, args) ht_real.name = (ret (*) params)resolve(#name);
-#define HT_HOOK_CUDA(ret, name, params, args)
-#define HT_HOOK_MPI(ret, name, params, args)
-#define HT_HOOK_NCCL(ret, name, params, args)
-#define HT_HOOK(fam, ret, name, params, args) HT_HOOK_##fam(ret, name, params, args)
-#include "hooks.def"
-#undef HT_HOOK
-#undef HT_HOOK_LIBC
-#undef HT_HOOK_CUDA
-#undef HT_HOOK_MPI
-#undef HT_HOOK_NCCL
+#include "hooks_of.h"
 	ht_tls.depth--;
 }
 

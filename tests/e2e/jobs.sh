@@ -229,7 +229,7 @@ J_MISS=$(free_port) J_PORT=$(free_port) J_WRONG=$(free_port) J_SLOW=$(free_port)
 for r in 0 1 2; do jj jmissing $r 4 "$J_MISS"; done
 for r in 0 1 2; do jj jport $r 4 "$J_PORT"; done
 jj jport 3 4 "$J_WRONG"
-jj jslow 0 3 "$J_SLOW" ckpt 60
+jj jslow 0 3 "$J_SLOW" ckpt 240
 for r in 1 2; do jj jslow $r 3 "$J_SLOW"; done
 for r in 0 1; do jj jnum $r 3 "$J_NUM"; done
 jj jnum 2 4 "$J_NUM"

@@ -120,7 +120,7 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 		if (count[i] > count[best])
 			best = i;
 	int64_t *r = malloc(total * sizeof(*r));
-	size_t n = 0;
+	size_t n = 0, still = 0;
 	if (r == NULL)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
@@ -131,16 +131,23 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 			if (*who == NULL)
 				*who = p;
 			r[n++] = p->rank;
+			still += !p->gave_up;
 		}
 	}
 	free(blamed);
 	n = ht_rep_ranks_sort(r, n);
 	const char *what = *who != NULL && (*who)->at_wait ? (*who)->doing : NULL;
-	const char *s = ht_rep_printf(&job->a, "%s %s in %s%s%s%s", ht_rep_ranks_phrase(job, r, n),
-				      n == 1 ? "waits" : "wait", ht_rep_phase_name(best - 1),
-				      what != NULL ? ", " : "", what != NULL ? what : "",
-				      total > n ? ht_rep_printf(&job->a, " (%zu more wait elsewhere)",
-								total - n) : "");
+	/* Ranks that gave up waiting have ended: they waited. */
+	const char *s = still == 0 ?
+		ht_rep_printf(&job->a, "%s waited in %s%s%s%s and gave up%s", ht_rep_ranks_phrase(job, r, n),
+			      ht_rep_phase_name(best - 1), what != NULL ? " (" : "",
+			      what != NULL ? what : "", what != NULL ? ")" : "",
+			      total > n ? ht_rep_printf(&job->a, " (%zu more elsewhere)", total - n) : "") :
+		ht_rep_printf(&job->a, "%s %s in %s%s%s%s", ht_rep_ranks_phrase(job, r, n),
+			      n == 1 ? "waits" : "wait", ht_rep_phase_name(best - 1),
+			      what != NULL ? ", " : "", what != NULL ? what : "",
+			      total > n ? ht_rep_printf(&job->a, " (%zu more wait elsewhere)",
+							total - n) : "");
 	free(r);
 	return s;
 }

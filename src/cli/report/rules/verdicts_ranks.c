@@ -262,7 +262,8 @@ static void rank_exited(struct rep_job *job)
 		e[i].key = ht_rep_printf(&job->a, "%d/%s/%lld/%d/%d/%d", (int)p->end,
 					 p->exit_signal != NULL ? p->exit_signal : "",
 					 (long long)p->exit_status, p->cur_phase, p->gave_up,
-					 after_first(p, ended_at(p), first, first_host));
+					 /* One that gave up ended on its own timeout, whenever. */
+					 !p->gave_up && after_first(p, ended_at(p), first, first_host));
 	}
 	ht_rep_list_sort(&l, cmp_exited);
 	for (size_t i = 0; i < n;) {
