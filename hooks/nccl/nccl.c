@@ -256,13 +256,9 @@ ht_nccl_result_t ht__nccl_wrap_ncclGetUniqueId(HT_NCCL_REAL_T(ncclGetUniqueId) r
 
 	if (!nested && ht_phase_line(&w, buf, sizeof(buf), HT_PHASE_NCCL_ID, HT_BEGIN))
 		ht_ev_emit(&w);
-	ht_call_enter(&c, HT_HOOK_ID_ncclGetUniqueId);
-	ht_tls.nccl_depth++;
-	errno = saved;
+	ht__nccl_call_begin(&c, HT_HOOK_ID_ncclGetUniqueId, &saved);
 	ht_nccl_result_t rc = real(uniqueId);
-	saved = errno;
-	ht_tls.nccl_depth--;
-	ht_call_leave(&c, rc);
+	ht__nccl_call_end(&c, rc, &saved);
 
 	struct ht_ncclid id;
 	if (rc == HT_NCCL_SUCCESS && uniqueId != NULL) {
@@ -329,13 +325,9 @@ ht_nccl_result_t ht__nccl_wrap_ncclGroupEnd(HT_NCCL_REAL_T(ncclGroupEnd) real, c
 		return real();
 	struct ht_call c;
 	int saved = errno;
-	ht_call_enter(&c, HT_HOOK_ID_ncclGroupEnd);
-	ht_tls.nccl_depth++;
-	errno = saved;
+	ht__nccl_call_begin(&c, HT_HOOK_ID_ncclGroupEnd, &saved);
 	ht_nccl_result_t rc = real();
-	saved = errno;
-	ht_tls.nccl_depth--;
-	ht_call_leave(&c, rc);
+	ht__nccl_call_end(&c, rc, &saved);
 	if (grp_depth > 0)
 		grp_depth--;
 	if (grp_depth == 0 && grp_pending > 0) {
@@ -402,13 +394,9 @@ ht_nccl_result_t ht__nccl_teardown(int hook, const char *fn, ht_nccl_result_t (*
 	int64_t t0 = ht_now();
 
 	teardown_line(fn, "begin", comm, e, 0, 0);
-	ht_call_enter(&c, hook);
-	ht_tls.nccl_depth++;
-	errno = saved;
+	ht__nccl_call_begin(&c, hook, &saved);
 	ht_nccl_result_t rc = real(comm);
-	saved = errno;
-	ht_tls.nccl_depth--;
-	ht_call_leave(&c, rc);
+	ht__nccl_call_end(&c, rc, &saved);
 	bool ok = rc == HT_NCCL_SUCCESS || rc == HT_NCCL_IN_PROGRESS;
 	teardown_line(fn, ok ? "end" : "error", comm, e, rc, t0);
 	if (e != NULL && removes && ok) {

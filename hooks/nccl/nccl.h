@@ -8,15 +8,18 @@
 #ifndef HT_HOOKS_NCCL_H
 #define HT_HOOKS_NCCL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "events.h"
 #include "hook_types.h"
 #include "inflight.h"
 #include "jsonw.h"
 #include "ncclid.h"
 #include "nccltab.h"
 #include "real.h"
+#include "state.h"
 
 /* The wrappers, one per NCCL entry of hooks.def (exported by the library). */
 #define HT_HOOK_NCCL(ret, name, params, args) ret name params;
@@ -134,5 +137,31 @@ void ht__nccl_real_fork_child(void);	/* nccl_real.c */
 /* ---- nccl_coll.c ----------------------------------------------------------- */
 
 void ht__nccl_coll_fork_child(void);
+
+/* ---- the bracket of every hooked call into NCCL -------------------------------------- */
+
+/*
+ * Before the real call: in flight for the watchdog (ht_call_enter), and
+ * NCCL's calls into itself not traced again (nccl_depth); with saved, the
+ * caller's errno given back for the call. After it: the call's errno kept
+ * in *saved (the hook's own work may change errno), out of flight.
+ */
+static inline __attribute__((always_inline)) void ht__nccl_call_begin(struct ht_call *c, int hook,
+									const int *saved)
+{
+	ht_tls.nccl_depth++;
+	ht_call_enter(c, hook);
+	if (saved != NULL)
+		errno = *saved;
+}
+
+static inline __attribute__((always_inline)) void ht__nccl_call_end(struct ht_call *c, int rc,
+								      int *saved)
+{
+	if (saved != NULL)
+		*saved = errno;
+	ht_call_leave(c, rc);
+	ht_tls.nccl_depth--;
+}
 
 #endif

@@ -122,8 +122,7 @@ static inline __attribute__((always_inline)) bool coll_enter(struct coll *c,
 	if (ht_tls.nccl_depth > 0 || ht_tls.depth > 0 || !ht_active())
 		return false;
 	/* Nothing on this path sets errno (the line writer keeps it). */
-	ht_tls.nccl_depth++;
-	ht_call_enter(&c->call, a->hook);
+	ht__nccl_call_begin(&c->call, a->hook, NULL);
 	c->e = ht_ncomm_find_fast(&ht__nccl_comms, (uintptr_t)a->comm);
 	if (__builtin_expect(c->e == NULL, 0) && a->comm != NULL)
 		c->e = ht__nccl_comm_get(a->comm);
@@ -152,8 +151,7 @@ static inline __attribute__((always_inline)) bool coll_enter(struct coll *c,
 static inline __attribute__((always_inline)) ht_nccl_result_t
 coll_leave(struct coll *c, const struct coll_args *a, ht_nccl_result_t rc)
 {
-	ht_call_leave(&c->call, rc);
-	ht_tls.nccl_depth--;
+	ht__nccl_call_end(&c->call, rc, NULL);
 	if (__builtin_expect(c->first || (rc != HT_NCCL_SUCCESS && rc != HT_NCCL_IN_PROGRESS) ||
 				     !atomic_load_explicit(&issued, memory_order_relaxed),
 			     0))

@@ -176,9 +176,7 @@ static void init_start(struct init_call *ic)
 	if (ic->f.have_id)
 		ht__nccl_note_root(&ic->f.id);
 	begin_lines(ic);
-	ht_call_enter(&ic->call, ic->f.hook);
-	ht_tls.nccl_depth++;
-	errno = ic->saved;
+	ht__nccl_call_begin(&ic->call, ic->f.hook, &ic->saved);
 }
 
 /* One communicator the init returned (rank given for ncclCommInitAll). */
@@ -220,9 +218,7 @@ static void settle(const struct init_call *ic, ht_nccl_comm_t comm, int rank, in
 
 static ht_nccl_result_t init_leave(struct init_call *ic, ht_nccl_comm_t *comms, int n, int rc)
 {
-	ic->saved = errno;
-	ht_tls.nccl_depth--;
-	ht_call_leave(&ic->call, rc);
+	ht__nccl_call_end(&ic->call, rc, &ic->saved);
 	bool ok = rc == HT_NCCL_SUCCESS || rc == HT_NCCL_IN_PROGRESS;
 	if (!ok || comms == NULL || n <= 0)
 		settle(ic, NULL, -1, rc);
