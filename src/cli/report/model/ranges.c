@@ -96,3 +96,22 @@ long ht_rep_ranges_parse(const char *s, int64_t *out, size_t max)
 	}
 	return (long)n;
 }
+
+bool ht_rep_ranks_hold(const int64_t *r, size_t n, int64_t x, bool sorted)
+{
+	if (!sorted) {
+		for (size_t i = 0; i < n; i++)
+			if (r[i] == x)
+				return true;
+		return false;
+	}
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && r[lo] == x;
+}

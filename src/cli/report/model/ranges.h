@@ -9,6 +9,9 @@
 
 /* Sorts and de-duplicates v in place; returns the new length. */
 size_t ht_rep_ranks_sort(int64_t *v, size_t n);
+/* True when r[0..n) holds x; sorted: r is in ascending order (then a
+ * binary search). */
+bool ht_rep_ranks_hold(const int64_t *r, size_t n, int64_t x, bool sorted);
 /* Writes "0-6,8-15" for the sorted unique ranks; at most max bytes are
  * used, then "...(+N)" ends the list. Returns out. */
 char *ht_rep_ranges(const int64_t *v, size_t n, char *out, size_t max);

@@ -17,14 +17,6 @@
 #define BRIEF_WIDTH 160
 #define PREFIX "hangtrace: "
 
-static bool holds(const int64_t *v, size_t n, int64_t r)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == r)
-			return true;
-	return false;
-}
-
 size_t ht_rep_waits_for(struct rep_job *job, const struct rep_proc *p, int64_t *out, size_t max)
 {
 	const struct rep_verdict *first = NULL;
@@ -32,7 +24,7 @@ size_t ht_rep_waits_for(struct rep_job *job, const struct rep_proc *p, int64_t *
 		if (job->verdicts[i]->sev == REP_ERROR)
 			first = job->verdicts[i];
 	if (first == NULL || !rep_waited(p) || p->rank == REP_UNKNOWN ||
-	    holds(first->ranks, first->nranks, p->rank))
+	    ht_rep_ranks_hold(first->ranks, first->nranks, p->rank, false))
 		return 0;
 	size_t n = 0;
 	for (size_t i = 0; i < first->nranks && n < max; i++)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/graph.h"
+#include "model/ranges.h"
 #include "rules/order.h"
 #include "rules/verdicts.h"
 
@@ -38,15 +39,7 @@ static int cmp_verdict(const void *a, const void *b)
 
 static bool blames(const struct rep_verdict *v, int64_t r)
 {
-	size_t lo = 0, hi = v->nranks;	/* ranks are sorted */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (v->ranks[mid] < r)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < v->nranks && v->ranks[lo] == r;
+	return ht_rep_ranks_hold(v->ranks, v->nranks, r, true);	/* sorted when finished */
 }
 
 static bool blames_any(const struct rep_verdict *v, const uint8_t *bits, size_t nbits)

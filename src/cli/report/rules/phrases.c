@@ -79,18 +79,6 @@ const char *ht_rep_hosts_phrase(struct rep_job *job, struct rep_host *const *h, 
 	return r;
 }
 
-static int cmp_rank(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* True when sorted ranks r[0..n) hold x. */
-static bool holds(const int64_t *r, size_t n, int64_t x)
-{
-	return n > 0 && bsearch(&x, r, n, sizeof(*r), cmp_rank) != NULL;
-}
-
 const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 			   struct rep_proc **who)
 {
@@ -106,7 +94,7 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 	*who = NULL;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (!rep_waited(p) || holds(blamed, nb, p->rank))
+		if (!rep_waited(p) || ht_rep_ranks_hold(blamed, nb, p->rank, true))
 			continue;
 		count[p->cur_phase + 1]++;
 		total++;
@@ -125,7 +113,7 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (!rep_waited(p) || holds(blamed, nb, p->rank))
+		if (!rep_waited(p) || ht_rep_ranks_hold(blamed, nb, p->rank, true))
 			continue;
 		if (p->cur_phase + 1 == best) {
 			if (*who == NULL)

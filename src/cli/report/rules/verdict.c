@@ -130,10 +130,7 @@ void ht_rep_blame(struct rep_job *job, struct rep_verdict *v, struct rep_proc *p
 
 bool ht_rep_verdict_has(const struct rep_verdict *v, int64_t r)
 {
-	for (size_t i = 0; i < v->nranks; i++)
-		if (v->ranks[i] == r)
-			return true;
-	return false;
+	return ht_rep_ranks_hold(v->ranks, v->nranks, r, false);	/* sorted only once finished */
 }
 
 bool ht_rep_has_error(const struct rep_job *job)
