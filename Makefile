@@ -64,10 +64,10 @@ JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CLI_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(CLI_INC_DIRS)) $(OPT) -pthread $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
 # The report: its driver in src/cli/report, one folder per stage (read, model,
-# rules, out).
+# rules, render).
 CLI_SRCS := $(sort $(wildcard src/cli/*.c) $(wildcard src/cli/report/*.c src/cli/report/*/*.c) $(wildcard src/cli/check/*.c)) \
 	$(addprefix src/base/,names.c fmt.c options.c identity.c procfs.c signatures.c jsonw.c redact.c ibfacts.c netfacts.c \
-	portholder.c)
+	portholder.c tracehead.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/cli/%.o)
 CLI_LIB_SRCS := $(filter-out src/cli/main.c,$(CLI_SRCS))
 

@@ -18,70 +18,13 @@
 #include "procfs.h"
 #include "redact.h"
 #include "state.h"
+#include "tracehead.h"
 #include "writer.h"
 
 extern char **environ;
 
 static char line_buf[65536];
 static char text_buf[16384];
-
-static void write_cmdline(struct ht_jw *w)
-{
-	ssize_t n = ht_read_file("/proc/self/cmdline", text_buf, sizeof(text_buf));
-	const char *prev = NULL;
-
-	ht_jw_arr_begin(w, "cmdline");
-	for (ssize_t i = 0; n > 0 && i < n;) {
-		const char *arg = text_buf + i;
-		size_t len = strlen(arg), keep;
-		if (ht_arg_secret(arg, prev, &keep)) {
-			char masked[256];
-			size_t k = keep < sizeof(masked) - 4 ? keep : sizeof(masked) - 4;
-			memcpy(masked, arg, k);
-			memcpy(masked + k, "***", 4);
-			ht_jw_str(w, NULL, masked);
-		} else {
-			ht_jw_strn(w, NULL, arg, len);
-		}
-		prev = arg;
-		i += (ssize_t)len + 1;
-	}
-	ht_jw_end(w);
-}
-
-static void write_env(struct ht_jw *w)
-{
-	ht_jw_obj_begin(w, "env");
-	for (size_t i = 0; environ != NULL && environ[i] != NULL; i++) {
-		const char *e = environ[i];
-		if (!ht_env_allowed(e))
-			continue;
-		const char *eq = strchr(e, '=');
-		char name[128];
-		size_t k = (size_t)(eq - e) < sizeof(name) - 1 ? (size_t)(eq - e) : sizeof(name) - 1;
-		memcpy(name, e, k);
-		name[k] = '\0';
-		/* Names are ours to print as keys only when plain. */
-		bool plain = true;
-		for (size_t j = 0; j < k; j++)
-			if (!((name[j] >= 'A' && name[j] <= 'Z') || (name[j] >= 'a' && name[j] <= 'z') ||
-			      (name[j] >= '0' && name[j] <= '9') || name[j] == '_'))
-				plain = false;
-		if (plain)
-			ht_jw_str(w, name, eq + 1);
-	}
-	ht_jw_end(w);
-}
-
-static void write_path(struct ht_jw *w, const char *key, const char *link)
-{
-	char p[4096];
-	ssize_t n = readlink(link, p, sizeof(p) - 1);
-	if (n < 0)
-		ht_jw_null(w, key);
-	else
-		ht_jw_strn(w, key, p, (size_t)n);
-}
 
 static const char *reason_name(enum ht_reason why)
 {
@@ -121,17 +64,7 @@ void ht_proc_write_header(enum ht_reason why)
 	ht_boot_id(boot);
 	bool have_stat = ht_read_stat("/proc/self/stat", &st);
 	ht_ev_begin(&w, line_buf, sizeof(line_buf), HT_EV_HEADER);
-	ht_jw_str(&w, "format", HT_TRACE_FORMAT);
-	ht_jw_str(&w, "version", HT_VERSION);
-	ht_jw_str(&w, "host", ht_g.host);
-	ht_jw_int(&w, "pid", ht_g.pid);
-	ht_jw_int(&w, "ppid", getppid());
-	ht_jw_int_or_null(&w, "rank", id->rank, id->rank >= 0);
-	ht_jw_int_or_null(&w, "world_size", id->world_size, id->world_size >= 0);
-	ht_jw_int_or_null(&w, "local_rank", id->local_rank, id->local_rank >= 0);
-	ht_jw_str(&w, "launcher", id->launcher);
-	ht_jw_str(&w, "job", id->job[0] != '\0' ? id->job : NULL);
-	ht_jw_str(&w, "relevant", reason_name(why));
+	ht_head_identity(&w, ht_g.host, id, reason_name(why));
 	ht_jw_int(&w, "dump_signal", ht_g.dump_signal);
 	ht_jw_str(&w, "boot_id", boot);
 	ht_jw_secs(&w, "btime", real - ht_clock_ns(CLOCK_BOOTTIME));
@@ -148,11 +81,10 @@ void ht_proc_write_header(enum ht_reason why)
 	for (int i = 0; i < ht_g.id.nwarnings; i++)
 		ht_jw_str(&w, NULL, ht_g.id.warnings[i]);
 	ht_jw_end(&w);
-	write_path(&w, "exe", "/proc/self/exe");
-	write_path(&w, "cwd", "/proc/self/cwd");
+	ht_head_paths(&w);
 	/* The variable-size parts last: if they overflow, the rest is kept. */
-	write_cmdline(&w);
-	write_env(&w);
+	ht_head_cmdline(&w, text_buf, sizeof(text_buf));
+	ht_head_env(&w, environ);
 	ht_ev_emit(&w);
 }
 
@@ -161,9 +93,9 @@ void ht_proc_write_exec(void)
 	struct ht_jw w;
 
 	ht_ev_begin(&w, line_buf, sizeof(line_buf), HT_EV_EXEC);
-	write_path(&w, "path", "/proc/self/exe");
+	ht_head_path(&w, "path", "/proc/self/exe");
 	ht_jw_int_or_null(&w, "rank", ht_g.id.rank, ht_g.id.rank >= 0);
 	ht_jw_int(&w, "dump_signal", ht_g.dump_signal);
-	write_cmdline(&w);
+	ht_head_cmdline(&w, text_buf, sizeof(text_buf));
 	ht_ev_emit(&w);
 }

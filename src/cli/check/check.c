@@ -154,7 +154,7 @@ int ht_check_main(int argc, char **argv)
 		warnx("cannot write the trace in %s: %s", c.dir, strerror(-rc));
 		return HT_EXIT_USAGE;	/* not a check that failed: no check ran */
 	}
-	ht_chk_header(&c, argc - 1, argv + 1);
+	ht_chk_header(&c);
 	ht_chk_local(&c);
 	ht_chk_meet(&c);
 	int status = c.failed > 0 ? HT_EXIT_VERDICT : HT_EXIT_OK;

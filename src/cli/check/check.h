@@ -91,7 +91,7 @@ double ht_chk_left(const struct chk *c, double frac);
 /* The trace file D/<host>.<pid>.jsonl : created (0 or -errno),
  * its header line, its exit line. */
 int ht_chk_open(struct chk *c);
-void ht_chk_header(struct chk *c, int argc, char **argv);
+void ht_chk_header(struct chk *c);
 void ht_chk_exit_line(struct chk *c, int status);
 /* Writes one line begun with ht_chk_begin (ts, mono, tid filled in). */
 void ht_chk_begin(struct chk *c, struct ht_jw *w, char *buf, size_t cap, enum ht_event_type t);

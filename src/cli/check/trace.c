@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "procfs.h"
+#include "tracehead.h"
 
 extern char **environ;
 
@@ -93,48 +94,21 @@ void ht_chk_result(struct chk *c, enum ht_check_id id, const char *result, const
 }
 
 /* The header line, with the fields the report's reader needs. */
-void ht_chk_header(struct chk *c, int argc, char **argv)
+void ht_chk_header(struct chk *c)
 {
-	static char buf[65536];
+	static char buf[65536], text[16384];
 	struct ht_jw w;
-	char cwd[1024], exe[1024], boot[40];
-	ssize_t n;
+	char boot[40];
 
 	ht_chk_begin(c, &w, buf, sizeof(buf), HT_EV_HEADER);
-	ht_jw_str(&w, "format", HT_TRACE_FORMAT);
-	ht_jw_str(&w, "version", HT_VERSION);
-	ht_jw_str(&w, "host", c->f.host);
-	ht_jw_int(&w, "pid", getpid());
-	ht_jw_int(&w, "ppid", getppid());
-	ht_jw_int_or_null(&w, "rank", c->id.rank, c->id.rank >= 0);
-	ht_jw_int_or_null(&w, "world_size", c->id.world_size, c->id.world_size >= 0);
-	ht_jw_int_or_null(&w, "local_rank", c->id.local_rank, c->id.local_rank >= 0);
-	ht_jw_str(&w, "launcher", c->id.launcher);
-	ht_jw_str(&w, "job", c->id.job[0] != '\0' ? c->id.job : NULL);
-	ht_jw_str(&w, "relevant", "check");
-	ht_jw_arr_begin(&w, "cmdline");
-	ht_jw_str(&w, NULL, "hangtrace");
-	for (int i = 0; i < argc; i++)
-		ht_jw_str(&w, NULL, argv[i]);
-	ht_jw_end(&w);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	ht_jw_str(&w, "exe", exe);
-	ht_jw_str(&w, "cwd", getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "");
-	ht_jw_obj_begin(&w, "env");
-	for (char **e = environ; *e != NULL; e++) {
-		const char *eq = strchr(*e, '=');
-		char name[128];
-		if (eq == NULL || !ht_env_allowed(*e) || (size_t)(eq - *e) >= sizeof(name))
-			continue;
-		memcpy(name, *e, (size_t)(eq - *e));
-		name[eq - *e] = '\0';
-		ht_jw_str(&w, name, eq + 1);
-	}
-	ht_jw_end(&w);
+	ht_head_identity(&w, c->f.host, &c->id, "check");
 	ht_boot_id(boot);
 	ht_jw_str(&w, "boot_id", boot);
 	ht_jw_secs(&w, "timeout", (int64_t)(c->timeout * 1e9));
+	ht_head_paths(&w);
+	/* The variable-size parts last. */
+	ht_head_cmdline(&w, text, sizeof(text));
+	ht_head_env(&w, environ);
 	ht_chk_emit(c, &w);
 	ht_strlcpy(c->f.boot_id, boot, sizeof(c->f.boot_id));
 }
