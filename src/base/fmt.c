@@ -154,6 +154,43 @@ size_t ht_append(char *buf, size_t cap, size_t n, const char *s)
 	return n + len;
 }
 
+size_t ht_dir_expand(char *out, size_t cap, const char *pattern, const char *host,
+		     const char *job)
+{
+	size_t n = 0;
+	if (cap == 0)
+		return 0;
+	out[0] = '\0';
+	for (const char *p = pattern; *p != '\0'; p++) {
+		char one[2] = { *p, '\0' };
+		if (p[0] == '%' && p[1] == 'h') {
+			n = ht_append(out, cap, n, host);
+			p++;
+		} else if (p[0] == '%' && p[1] == 'j') {
+			n = ht_append(out, cap, n, job != NULL && job[0] != '\0' ? job : "local");
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			n = ht_append(out, cap, n, "%");
+			p++;
+		} else {
+			n = ht_append(out, cap, n, one);
+		}
+	}
+	return n;
+}
+
+const char *ht_dir_bad_percent(const char *pattern)
+{
+	for (const char *p = pattern; *p != '\0'; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] != 'h' && p[1] != 'j' && p[1] != '%')
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
 size_t ht_append_i64(char *buf, size_t cap, size_t n, int64_t v)
 {
 	char num[24];

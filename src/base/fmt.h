@@ -26,6 +26,14 @@ size_t ht_strlcpy(char *dst, const char *src, size_t n);
  * Chains of these cannot run past the buffer, unlike strlcpy's return. */
 size_t ht_append(char *buf, size_t cap, size_t n, const char *s);
 size_t ht_append_i64(char *buf, size_t cap, size_t n, int64_t v);
+/* HANGTRACE_DIR's pattern into out[cap] (SPEC section 3, as NCCL_DEBUG_FILE):
+ * %h the host name, %j the job id ("local" without one), %% a percent
+ * sign; any other '%' is kept. Returns the length, never more than cap - 1. */
+size_t ht_dir_expand(char *out, size_t cap, const char *pattern, const char *host,
+		     const char *job);
+/* The first '%' of pattern that ht_dir_expand keeps as written (not %h,
+ * %j or %%), or NULL. */
+const char *ht_dir_bad_percent(const char *pattern);
 /* "ECONNREFUSED" etc., NULL when not in our table. */
 const char *ht_errno_name(int e);
 const char *ht_signal_name(int sig);

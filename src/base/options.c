@@ -77,10 +77,18 @@ static void parse_one(struct ht_options *o, const char *entry, enum opt_kind kin
 	case OPT_PATH:
 		if (v[0] == '\0')
 			return;		/* empty means default */
-		if (strlen(v) >= sizeof(o->dir))
+		if (strlen(v) >= sizeof(o->dir)) {
 			malformed(o, entry, " is too long", dflt);
-		else
-			ht_strlcpy(target, v, sizeof(o->dir));
+			return;
+		}
+		ht_strlcpy(target, v, sizeof(o->dir));
+		if (target == o->dir && ht_dir_bad_percent(v) != NULL) {
+			char quoted[96], at[8] = { '%', ht_dir_bad_percent(v)[1], '\0' };
+			ht_append(quoted, sizeof(quoted), 0, entry);
+			warn(o, quoted, ": ", at[1] != '\0' ? at : "a lone %",
+			     " is not a substitution (%h the host, %j the job, %% a percent sign); "
+			     "kept as written");
+		}
 		return;
 	case OPT_SECONDS:
 		if (!ht_parse_secs(v, &n) || n <= 0)

@@ -223,7 +223,7 @@ static bool traced_before_exec(void)
 	if (ht_g.opt.dir[0] == '\0')
 		return false;
 	host_name();
-	n = ht_append(path, sizeof(path), 0, ht_g.opt.dir);
+	n = ht_dir_expand(path, sizeof(path), ht_g.opt.dir, ht_g.host, ht_g.id.job);
 	n = ht_append(path, sizeof(path), n, "/");
 	n = ht_append(path, sizeof(path), n, ht_g.host);
 	n = ht_append(path, sizeof(path), n, ".");

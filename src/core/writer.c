@@ -193,7 +193,7 @@ static int build_path(void)
 	size_t n;
 
 	if (ht_g.opt.dir[0] != '\0')
-		ht_strlcpy(dir, ht_g.opt.dir, sizeof(dir));
+		ht_dir_expand(dir, sizeof(dir), ht_g.opt.dir, ht_g.host, ht_g.id.job);
 	else
 		default_dir(dir, sizeof(dir));
 	int rc = make_dir(dir);

@@ -10,6 +10,7 @@
 /* Environments are written as string literals. */
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
 #include "clock.h"
+#include "fmt.h"
 #include "identity.h"
 #include "options.h"
 #include "procfs.h"
@@ -226,6 +227,34 @@ START_TEST(secret_arguments)
 }
 END_TEST
 
+START_TEST(dir_pattern)
+{
+	char out[64];
+	ck_assert_uint_eq(ht_dir_expand(out, sizeof(out), "/scratch/ht-%j/%h", "n1", "1234"), 19);
+	ck_assert_str_eq(out, "/scratch/ht-1234/n1");
+	ht_dir_expand(out, sizeof(out), "/tmp/%h-%j", "n1", "");
+	ck_assert_str_eq(out, "/tmp/n1-local");		/* no job id: as the default folder */
+	ht_dir_expand(out, sizeof(out), "a%%h%x%", "n1", "7");
+	ck_assert_str_eq(out, "a%h%x%");		/* %% is one %, others kept */
+	ck_assert_uint_eq(ht_dir_expand(out, 8, "/%h%h%h", "host", "1"), 7);
+	ck_assert_str_eq(out, "/hostho");		/* cut at the buffer, terminated */
+	ck_assert_ptr_null(ht_dir_bad_percent("/a/%h-%j-%%"));
+	ck_assert_str_eq(ht_dir_bad_percent("/a/%h-%p"), "%p");
+	ck_assert_str_eq(ht_dir_bad_percent("/a/%"), "%");
+
+	char *env[] = { "HANGTRACE_DIR=/x/%h-%q", NULL };
+	struct ht_options o;
+	ht_options_parse(env, &o);
+	ck_assert_str_eq(o.dir, "/x/%h-%q");		/* kept as written */
+	ck_assert_int_eq(o.nwarnings, 1);
+	ck_assert_ptr_nonnull(strstr(o.warnings[0], "HANGTRACE_DIR=/x/%h-%q"));
+	ck_assert_ptr_nonnull(strstr(o.warnings[0], "%q is not a substitution"));
+	char *good[] = { "HANGTRACE_DIR=/x/%h-%j", NULL };
+	ht_options_parse(good, &o);
+	ck_assert_int_eq(o.nwarnings, 0);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -240,6 +269,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, task_paths);
 	tcase_add_test(tc, environment_allow_list);
 	tcase_add_test(tc, secret_arguments);
+	tcase_add_test(tc, dir_pattern);
 	suite_add_tcase(s, tc);
 	return s;
 }

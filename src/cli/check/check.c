@@ -150,6 +150,10 @@ int ht_check_main(int argc, char **argv)
 	for (char *p = c.f.host; *p != '\0'; p++)
 		if (*p == '/')
 			*p = '_';
+	/* %h and %j, as the library does (a node-local folder per host). */
+	static char dir[sizeof(o.dir) + 256];
+	ht_dir_expand(dir, sizeof(dir), c.dir, c.f.host, c.id.job);
+	c.dir = dir;
 	if ((rc = ht_chk_open(&c)) < 0) {
 		warnx("cannot write the trace in %s: %s", c.dir, strerror(-rc));
 		return HT_EXIT_USAGE;	/* not a check that failed: no check ran */
