@@ -201,3 +201,14 @@ const char *ht_rep_port(const char *addr)
 	const char *c = addr != NULL ? strrchr(addr, ':') : NULL;
 	return c != NULL && c[1] != '\0' ? c + 1 : NULL;
 }
+
+const char *ht_rep_duration(struct rep_job *job, double s)
+{
+	if (s < 120)
+		return ht_rep_printf(&job->a, "%.0f s", s);
+	if (s < 7200)
+		return ht_rep_printf(&job->a, "%.0f min", s / 60);
+	if (s < 172800)
+		return ht_rep_printf(&job->a, "%.1f h", s / 3600);
+	return ht_rep_printf(&job->a, "%.0f days", s / 86400);
+}

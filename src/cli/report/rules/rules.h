@@ -32,6 +32,8 @@ bool ht_rep_verdict_has(const struct rep_verdict *v, int64_t r);
 /* CUDA version 12040 -> "12.4"; NCCL 22809 -> "2.28.9". */
 const char *ht_rep_cuda_version(struct rep_job *job, int64_t v);
 const char *ht_rep_nccl_version(struct rep_job *job, int64_t v);
+/* A span of s seconds in words: "40 s", "12 min", "3.5 h", "4 days". */
+const char *ht_rep_duration(struct rep_job *job, double s);
 /* The port of "ip:port" or "[v6]:port", or NULL. */
 const char *ht_rep_port(const char *addr);
 

@@ -24,15 +24,8 @@ static const char *const keep_lock[] = { "root", "via", "locks", "builders", NUL
 
 static const char *age_words(struct rep_job *job, double s)
 {
-	if (isnan(s))
-		return "of unknown age";
-	if (s < 120)
-		return ht_rep_printf(&job->a, "%.0f s old", s);
-	if (s < 7200)
-		return ht_rep_printf(&job->a, "%.0f min old", s / 60);
-	if (s < 172800)
-		return ht_rep_printf(&job->a, "%.1f h old", s / 3600);
-	return ht_rep_printf(&job->a, "%.0f days old", s / 86400);
+	return isnan(s) ? "of unknown age" :
+			  ht_rep_printf(&job->a, "%s old", ht_rep_duration(job, s));
 }
 
 /* The lock it most likely waits on: the oldest. */

@@ -400,13 +400,7 @@ static bool behind_by_doing(const struct rep_proc *p)
 
 static const char *age_words(struct rep_job *job, double s)
 {
-	if (!isfinite(s) || s < 1)
-		return NULL;
-	if (s < 120)
-		return ht_rep_printf(&job->a, "%.0f s", s);
-	if (s < 7200)
-		return ht_rep_printf(&job->a, "%.0f min", s / 60);
-	return ht_rep_printf(&job->a, "%.1f h", s / 3600);
+	return !isfinite(s) || s < 1 ? NULL : ht_rep_duration(job, s);
 }
 
 static void straggler(struct rep_job *job)

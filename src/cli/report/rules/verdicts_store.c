@@ -14,17 +14,6 @@
 
 #include "rules/rules.h"
 
-static const char *ago(struct rep_job *job, double s)
-{
-	if (s < 120)
-		return ht_rep_printf(&job->a, "%.0f s", s);
-	if (s < 7200)
-		return ht_rep_printf(&job->a, "%.0f min", s / 60);
-	if (s < 172800)
-		return ht_rep_printf(&job->a, "%.1f h", s / 3600);
-	return ht_rep_printf(&job->a, "%.0f days", s / 86400);
-}
-
 void ht_rep_rules_stale_store(struct rep_job *job)
 {
 	double first = INFINITY;
@@ -59,7 +48,7 @@ void ht_rep_rules_stale_store(struct rep_job *job)
 	v->summary = ht_rep_printf(&job->a, "the file store %s existed before the job's first "
 				   "rank started: %lld bytes, last written %s before it; %s "
 				   "read a previous run's peers from it", s->path,
-				   (long long)s->size, ago(job, first - s->mtime),
+				   (long long)s->size, ht_rep_duration(job, first - s->mtime),
 				   ht_rep_ranks_phrase(job, v->ranks, v->nranks));
 	v->advice = ht_rep_printf(&job->a, "Remove it before the next start: rm %s. FileStore "
 				  "removes its file only when every rank ends cleanly, so a run "
