@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -194,4 +195,23 @@ size_t ht_dir_each(int fd, size_t limit, bool (*fn)(void *arg, int fd, const str
 				return seen;
 		}
 	}
+}
+
+int ht_mkdir_p(const char *path, unsigned mode)
+{
+	char p[1280];
+	size_t n = strlen(path);
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		char c = p[i];
+		p[i] = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST)
+			return -errno;
+		p[i] = c;
+	}
+	return 0;
 }

@@ -33,6 +33,9 @@ bool ht_parse_stat(const char *text, struct ht_stat *st);
 bool ht_read_stat(const char *path, struct ht_stat *st);
 /* The boot id (36 characters), "" when unreadable. */
 void ht_boot_id(char out[40]);
+/* mkdir -p path with mode for each folder made: 0 or -errno. open and
+ * mkdir only, on a copy on the stack (paths below 1280 bytes). */
+int ht_mkdir_p(const char *path, unsigned mode);
 struct dirent64;
 /* Calls fn(arg, fd, entry) for each entry of the folder open at fd, "." and
  * ".." included, until fn returns false; at most limit entries (0: no

@@ -157,21 +157,11 @@ void ht_ev_warning(const char *msg)
 /* mkdir -p with mode 0700; the last component must end up ours. */
 static int make_dir(const char *path)
 {
-	char p[sizeof(ht_g.opt.dir) + 64];
 	struct stat st;
+	int rc = ht_mkdir_p(path, 0700);
 
-	if (strlen(path) >= sizeof(p))
-		return -ENAMETOOLONG;
-	size_t n = ht_append(p, sizeof(p), 0, path);
-	for (size_t i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		char c = p[i];
-		p[i] = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			return -errno;
-		p[i] = c;
-	}
+	if (rc < 0)
+		return rc;
 	if (stat(path, &st) != 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))

@@ -115,19 +115,11 @@ void ht_chk_header(struct chk *c)
 
 int ht_chk_open(struct chk *c)
 {
-	/* mkdir -p: a node-local folder (HANGTRACE_DIR=$TMPDIR/ht-%j/%h) may be
-	 * several levels new. */
-	char p[sizeof(c->path)];
-	size_t n = ht_strlcpy(p, c->dir, sizeof(p));
-	for (size_t i = 1; i <= n && n < sizeof(p) - 1; i++) {
-		if (p[i] != '/' && p[i] != '\0')
-			continue;
-		char ch = p[i];
-		p[i] = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			return -errno;
-		p[i] = ch;
-	}
+	/* With its parents: a node-local folder (HANGTRACE_DIR=$TMPDIR/ht-%j/%h)
+	 * may be several levels new. */
+	int rc = ht_mkdir_p(c->dir, 0777);
+	if (rc < 0)
+		return rc;
 	snprintf(c->path, sizeof(c->path), "%s/%s.%d.jsonl", c->dir, c->f.host, (int)getpid());
 	c->fd = open(c->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	return c->fd >= 0 ? 0 : -errno;
