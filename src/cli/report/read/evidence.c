@@ -69,7 +69,7 @@ static const char *const *default_keys(const char *t)
 
 /* The end of the JSON value that starts at s (a string, a number, a
  * literal, an object or an array), or NULL when the text ends first. */
-static const char *value_end(const char *s)
+const char *ht_rep_value_end(const char *s)
 {
 	int depth = 0;
 	bool in_str = false;
@@ -111,15 +111,8 @@ static const char *value_end(const char *s)
 	return NULL;
 }
 
-/* The members of the top-level object of a trace line, as they are in the
- * line: key and value spans. Returns how many (at most cap), 0 when the
- * line is not an object. */
-struct member {
-	const char *key, *val;	/* key: after its opening quote */
-	size_t klen, vlen;
-};
-
-static size_t members(const char *line, struct member *m, size_t cap)
+/* (evidence.h) */
+size_t ht_rep_members(const char *line, struct rep_member *m, size_t cap)
 {
 	const char *p = line;
 	size_t n = 0;
@@ -133,7 +126,7 @@ static size_t members(const char *line, struct member *m, size_t cap)
 			p++;
 		if (*p != '"')
 			return n;
-		const char *k = p + 1, *ke = value_end(p);
+		const char *k = p + 1, *ke = ht_rep_value_end(p);
 		if (ke == NULL)
 			return n;
 		p = ke;
@@ -143,16 +136,16 @@ static size_t members(const char *line, struct member *m, size_t cap)
 			return n;
 		while (*p == ' ')
 			p++;
-		const char *ve = value_end(p);
+		const char *ve = ht_rep_value_end(p);
 		if (ve == NULL || ve == p)
 			return n;
 		if (n < cap)
-			m[n++] = (struct member){ k, p, (size_t)(ke - 1 - k), (size_t)(ve - p) };
+			m[n++] = (struct rep_member){ k, p, (size_t)(ke - 1 - k), (size_t)(ve - p) };
 		p = ve;
 	}
 }
 
-static const struct member *member(const struct member *m, size_t n, const char *key)
+static const struct rep_member *member_of(const struct rep_member *m, size_t n, const char *key)
 {
 	size_t kl = strlen(key);
 	for (size_t i = 0; i < n; i++)
@@ -170,7 +163,7 @@ static void put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
 	buf[*len] = '\0';
 }
 
-static void put_member(char *buf, size_t cap, size_t *len, const struct member *m)
+static void put_member(char *buf, size_t cap, size_t *len, const struct rep_member *m)
 {
 	put(buf, cap, len, *len > 1 ? "," : "", *len > 1 ? 1 : 0);
 	put(buf, cap, len, m->key - 1, m->klen + 2);
@@ -188,12 +181,12 @@ char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,
 	char *text = ht_rep_line_text(job, loc);
 	if (text == NULL)
 		return NULL;
-	struct member m[96];
-	size_t n = members(text, m, sizeof(m) / sizeof(m[0]));
+	struct rep_member m[REP_MAX_MEMBERS];
+	size_t n = ht_rep_members(text, m, sizeof(m) / sizeof(m[0]));
 	size_t cap = strlen(text) + 3, len = 0;
 	char *body = n > 0 ? malloc(cap) : NULL;
 	if (body != NULL) {
-		const struct member *t = member(m, n, "t");
+		const struct rep_member *t = member_of(m, n, "t");
 		char type[32] = "";
 		if (t != NULL && t->vlen >= 2 && t->vlen - 2 < sizeof(type)) {
 			memcpy(type, t->val + 1, t->vlen - 2);
@@ -206,7 +199,7 @@ char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,
 			put_member(body, cap, &len, t);
 		if (keep != NULL) {
 			for (size_t i = 0; keep[i] != NULL; i++) {
-				const struct member *k = member(m, n, keep[i]);
+				const struct rep_member *k = member_of(m, n, keep[i]);
 				if (k != NULL && k != t)
 					put_member(body, cap, &len, k);
 			}

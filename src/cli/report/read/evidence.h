@@ -14,4 +14,18 @@ char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc);
 char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,
 		      const char *const *keep, size_t max);
 
+/* The members of the top-level object of a trace line, as they are in the
+ * line (NUL-terminated): key and value spans. Returns how many (at most
+ * cap; evidence looks at REP_MAX_MEMBERS), 0 when the line is not an
+ * object. */
+#define REP_MAX_MEMBERS 96
+struct rep_member {
+	const char *key, *val;	/* key: after its opening quote */
+	size_t klen, vlen;
+};
+size_t ht_rep_members(const char *line, struct rep_member *m, size_t cap);
+/* The end of the JSON value that starts at s (a string, a number, a
+ * literal, an object or an array), or NULL when the text ends first. */
+const char *ht_rep_value_end(const char *s);
+
 #endif
