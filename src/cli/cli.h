@@ -15,6 +15,7 @@ int ht_run_main(int argc, char **argv);
 int ht_dump_main(int argc, char **argv);
 int ht_check_main(int argc, char **argv);
 int ht_report_main(int argc, char **argv);
+int ht_digest_main(int argc, char **argv);
 int ht_watch_main(int argc, char **argv);
 
 /* The default trace folder for this environment, as the library computes

@@ -18,6 +18,7 @@ static const char usage[] =
 	"SYNOPSIS\n"
 	"    hangtrace run [--dir D] [--timeout S] [--on-stall dump|abort] -- CMD [ARGS...]\n"
 	"    hangtrace report [--json | --brief] [--html FILE] [--chrome-trace FILE] DIR...\n"
+	"    hangtrace digest [-o FILE] DIR...\n"
 	"    hangtrace watch [--interval S] DIR...\n"
 	"    hangtrace dump DIR\n"
 	"    hangtrace check [--dir D] [--timeout S] [--port P] [--nccl]\n"
@@ -30,6 +31,8 @@ static const char usage[] =
 	"            stalls past the timeout (default 300 s) dumps every thread's stack.\n"
 	"    report  reads the trace files of a job and names the rank that is missing,\n"
 	"            stuck or wrong, in which phase, why, and what to change.\n"
+	"    digest  reads the traces of one node (or digests) and writes what the report\n"
+	"            needs of them as one JSON line; hangtrace report reads digests too.\n"
 	"    check   launched like the job, runs the quick checks on every rank (see\n"
 	"            hangtrace check --help); hangtrace report D reads them.\n"
 	"    watch   shows every rank's phase and the verdicts live, redrawn every 2 s.\n"
@@ -74,6 +77,8 @@ int main(int argc, char **argv)
 		return ht_run_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return ht_report_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "digest") == 0)
+		return ht_digest_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "check") == 0)
 		return ht_check_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "watch") == 0)

@@ -39,6 +39,28 @@ void ht_rep_analyse(struct rep_job *job)
 	ht_rep_rules_stacks(job);
 }
 
+void ht_rep_add_inputs(struct rep_job *job, char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *what = "no *.jsonl trace files in it";
+		int r;
+		if (ht_rep_is_digest(paths[i])) {
+			r = ht_rep_add_digest(job, paths[i]);
+			what = "no digest in it";
+			if (r == -EINVAL) {
+				warnx("%s: not a digest of format %s", paths[i], HT_DIGEST_FORMAT);
+				continue;
+			}
+		} else {
+			r = ht_rep_add_path(job, paths[i]);
+		}
+		if (r < 0)
+			warnx("%s: %s", paths[i], strerror(-r));
+		else if (r == 0)
+			warnx("%s: %s", paths[i], what);
+	}
+}
+
 void ht_rep_job_free(struct rep_job *job)
 {
 	ht_rep_verdicts_free(job);
@@ -63,7 +85,9 @@ static const char usage[] =
 	"    root cause first, each with the ranks it blames, the trace lines that prove it\n"
 	"    and what to try; and the main threads' stacks of the ranks blamed and the\n"
 	"    ranks stalled, identical stacks merged, the blamed first, then the odd one\n"
-	"    out. A DIR may also be a single trace file.\n"
+	"    out. A DIR may also be a single trace file, or a file of digests (hangtrace\n"
+	"    digest: one a line), alone or mixed with folders, in any order: the report is\n"
+	"    the one the traces they digest would give.\n"
 	"\n"
 	"OPTIONS\n"
 	"    --json               print one JSON object (format hangtrace-report/1) instead\n"
@@ -231,13 +255,7 @@ int ht_report_main(int argc, char **argv)
 	}
 	ht_rep_job_init(&job);
 	job.nthreads = threads;
-	for (int i = optind; i < argc; i++) {
-		int r = ht_rep_add_path(&job, argv[i]);
-		if (r < 0)
-			warnx("%s: %s", argv[i], strerror(-r));
-		else if (r == 0)
-			warnx("%s: no *.jsonl trace files in it", argv[i]);
-	}
+	ht_rep_add_inputs(&job, argv + optind, (size_t)(argc - optind));
 	if (job.nfiles == 0) {
 		warnx("nothing to read: no trace files found");
 		ht_rep_job_free(&job);

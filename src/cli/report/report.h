@@ -24,6 +24,10 @@
 /* Runs the stages after reading over job: model, stacks, graph, rules,
  * order. */
 void ht_rep_analyse(struct rep_job *job);
+/* Adds each input to job: a folder or a trace file (read/files.c), or a
+ * file of digests (read/digest_read.c); what cannot be added is said on
+ * stderr. */
+void ht_rep_add_inputs(struct rep_job *job, char *const *paths, size_t n);
 /* Frees everything the stages made, each stage its own, and resets job. */
 void ht_rep_job_free(struct rep_job *job);
 

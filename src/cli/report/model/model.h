@@ -46,6 +46,8 @@ struct rep_file {
 	int dir;		/* its folder's index in the job's dirfds, or -1 */
 	const char *base;	/* then its name in that folder (in path) */
 	bool dup;		/* the same file as an earlier one: skipped */
+	bool digest;		/* known from a digest (read/digest_read.c): its records
+				 * come from there, its quoted lines are in mem */
 };
 
 /* ---- one traced process (one header and what follows it) ---------------- */
@@ -325,6 +327,8 @@ struct rep_host {
 
 /* What the rules conclude (rules/verdict.h); the model only holds them. */
 struct rep_verdict;
+/* The digests given to the reader (read/reader.h), until it has read them. */
+struct rep_dgset;
 
 struct rep_group {
 	int64_t *ranks;			/* sorted; procs without a rank are -1 */
@@ -357,6 +361,7 @@ struct rep_job {
 	size_t nwarns, cap_warns;
 	size_t warns_dropped;
 	int nthreads;			/* readers to run (0: pick) */
+	struct rep_dgset *dg;		/* digests loaded, or NULL (read/digest_read.c) */
 
 	/* model */
 	const char *kind;		/* the launcher kind of the rank numbering */

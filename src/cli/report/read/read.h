@@ -11,6 +11,22 @@
 /* Adds every *.jsonl under path (a folder, searched recursively, or a
  * file). Returns the number of files added, or -errno. */
 int ht_rep_add_path(struct rep_job *job, const char *path);
+/* The digest's format (doc/trace-format.md, "Digests"). */
+#define HT_DIGEST_FORMAT "hangtrace-digest/1"
+/* True when path is a file of digests (`hangtrace digest`): its first
+ * bytes are {"digest": (a folder, or a file of trace lines, is not). */
+bool ht_rep_is_digest(const char *path);
+/* Adds the digests of a file (one or more, one per line: digest_read.c):
+ * their files and records, read with the rest by ht_rep_read. Returns the
+ * number of digests, or -errno; a line that is no digest is a warning. */
+int ht_rep_add_digest(struct rep_job *job, const char *path);
+/* Reading for a digest: the unknown event types are counted, not warned
+ * (the report over the digests counts them across all). Call before
+ * ht_rep_read. */
+void ht_rep_digest_prepare(struct rep_job *job);
+/* Writes what ht_rep_read found as one digest, one line (digest_write.c).
+ * Returns 0, or -1 when it could not be written. */
+int ht_rep_digest_write(struct rep_job *job, FILE *f);
 /* Adds an in-memory trace file (tests, fuzzing); buf must outlive job. */
 void ht_rep_add_buffer(struct rep_job *job, const char *name, const char *buf, size_t len);
 /* Closes the folders kept open to open their files in (files are then

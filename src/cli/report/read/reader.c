@@ -50,6 +50,7 @@ void ht_rep_read_free(struct rep_job *job)
 	free(job->warns);
 	job->warns = NULL;
 	ht_rep_vec_free(&job->procs);
+	ht_rep__digest_free(job);
 	ht_rep_arena_free(&job->a);
 }
 
@@ -314,8 +315,8 @@ static void read_file(struct rep_rctx *c, uint32_t idx)
 
 	c->file = idx;
 	c->fresh = false;
-	if (f->dup)
-		return;
+	if (f->dup || f->digest)
+		return;		/* read once; a digest's records are taken as they are */
 	if (f->mem != NULL || f->path == NULL) {
 		c->buf = f->mem;
 		c->len = f->mem != NULL ? f->memlen : 0;
@@ -589,6 +590,8 @@ size_t ht_rep_read(struct rep_job *job)
 
 	if (w == NULL)
 		abort();
+	if (job->dg != NULL)
+		ht_rep__digest_order(job);
 	json_set_alloc_funcs(ht_rep__j_malloc, ht_rep__j_free);
 	read_all(job, w, n);
 	/* A file named twice is known once read (files.c looks no file up):
@@ -633,6 +636,14 @@ size_t ht_rep_read(struct rep_job *job)
 		ht_rep_arena_take(&job->a, &c->a);
 	}
 	free(w);
+	if (job->dg != NULL)
+		ht_rep__digest_take(job, unk, &nunk, REP_ARRAY_SIZE(unk));
+	if (job->dg != NULL && job->dg->writing) {
+		/* For a digest: counted across digests by the report. */
+		memcpy(job->dg->unk, unk, nunk * sizeof(*unk));
+		job->dg->nunk = nunk;
+		nunk = 0;
+	}
 	for (size_t j = 0; j < nunk; j++)
 		ht_rep_warn(job, unk[j].file, unk[j].line,
 			    "unknown event type '%s' ignored (%zu line%s in all)", unk[j].type,

@@ -18,6 +18,35 @@ struct rep_unknown {
 	size_t count;
 };
 
+/* The digests given (digest_read.c): each parsed document, the indices in
+ * job->files of its files, and its quoted lines (a buffer its files' mem
+ * points into, kept with the job), until ht_rep_read takes their records. */
+struct rep_dgdoc {
+	json_t *doc;
+	uint32_t *map;			/* its file k is job->files[map[k]] */
+	uint32_t nfiles;
+	char *pool;			/* its texts, one after the other */
+	size_t poollen;
+	uint64_t *off;			/* text i: pool + off[i], len[i] bytes */
+	uint32_t *len;
+	size_t ntexts;
+};
+struct rep_dgset {
+	struct rep_dgdoc *docs;
+	size_t n, cap;
+	bool writing;			/* read for a digest: unknown types kept below */
+	struct rep_unknown unk[64];	/* then: the unknown event types counted */
+	size_t nunk;
+};
+/* Puts the job's files in name order (folder by folder, as one folder's
+ * listing is) when digests are among them, before they are read. */
+void ht_rep__digest_order(struct rep_job *job);
+/* Adds the digests' records, warnings and unknown event types (into unk,
+ * *nunk of cap) to the job's (before its records are sorted). */
+void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *nunk, size_t cap);
+/* Frees what the digests left (the lines they quote). */
+void ht_rep__digest_free(struct rep_job *job);
+
 /* A table of texts, open addressing on their hash (texttab.c): the
  * parsed-once caches of dumps.c (thread lines' frames) and lines.c (event
  * lines' tails). An entry's struct begins with its key. */

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * digest.h: what the digest's writer (digest_write.c) and reader
+ * (digest_read.c) share: the format's name, and the members of each record
+ * as tables of (name, type, offset), so that what is written and what is
+ * read back are one list. doc/trace-format.md ("Digests") describes them.
+ *
+ * A member is written unless it holds its type's "unknown": an int64_t
+ * REP_UNKNOWN, a double NaN, a NULL string, a false bool, a location
+ * without a line, a zero uint32_t, uint64_t or char; an int always. Read
+ * back, an absent member is that value again, so a record read from a
+ * digest is the record the reader made, member for member.
+ */
+#ifndef HT_REP_DIGEST_H
+#define HT_REP_DIGEST_H
+
+#include <stddef.h>
+
+#include "read/buildlock.h"
+#include "read/checkfacts.h"
+#include "reader.h"
+
+#define HT_DIGEST_PREFIX "{\"digest\":"
+
+/* A quoted line's member value longer than this is cut (and closed, so the
+ * line still reads as members): evidence quotes at most 320 bytes of a line. */
+#define REP_DIGEST_VALUE_MAX 512
+
+enum rep_ft { FT_I64, FT_INT, FT_U32, FT_U64, FT_DBL, FT_STR, FT_BOOL, FT_CHAR, FT_LOC };
+
+struct rep_fd {
+	const char *name;
+	unsigned char type;
+	size_t off;
+};
+
+#define REP_FT_OF(x) _Generic((x), int64_t: FT_I64, int: FT_INT, uint32_t: FT_U32,	\
+			      uint64_t: FT_U64, double: FT_DBL, const char *: FT_STR,	\
+			      char *: FT_STR, bool: FT_BOOL, char: FT_CHAR,		\
+			      struct rep_loc: FT_LOC)
+#define FD(S, f) { #f, REP_FT_OF(((struct S *)0)->f), offsetof(struct S, f) }
+#define FD_N(t) (sizeof(t) / sizeof((t)[0]))
+
+/* The process record's own members; its arrays and what hangs off it are
+ * written by name in digest_write.c. The model's members (after "the
+ * model" in model.h) are not written: the model makes them again. */
+static const struct rep_fd rep_dg_proc[] = {
+	FD(rep_proc, hdr), FD(rep_proc, host), FD(rep_proc, boot_id), FD(rep_proc, launcher),
+	FD(rep_proc, job), FD(rep_proc, relevant), FD(rep_proc, exe), FD(rep_proc, cmd),
+	FD(rep_proc, pid), FD(rep_proc, ppid), FD(rep_proc, fork_parent),
+	FD(rep_proc, start_ticks), FD(rep_proc, pid_ns), FD(rep_proc, rank),
+	FD(rep_proc, world_size), FD(rep_proc, local_rank), FD(rep_proc, id_kind),
+	FD(rep_proc, id_loc), FD(rep_proc, ts0), FD(rep_proc, mono0), FD(rep_proc, last_ts),
+	FD(rep_proc, last_mono), FD(rep_proc, timeout), FD(rep_proc, cuda_inherited),
+	FD(rep_proc, truncated), FD(rep_proc, lines), FD(rep_proc, cvd),
+	FD(rep_proc, master_addr), FD(rep_proc, master_port), FD(rep_proc, nccl_comm_id),
+	FD(rep_proc, fw_hint), FD(rep_proc, cur_phase), FD(rep_proc, epoch), FD(rep_proc, nexec),
+	FD(rep_proc, cuda_init.via), FD(rep_proc, cuda_init.error), FD(rep_proc, cuda_init.libcuda),
+	FD(rep_proc, cuda_init.result), FD(rep_proc, cuda_init.driver_version),
+	FD(rep_proc, cuda_init.runtime_version), FD(rep_proc, cuda_init.stub),
+	FD(rep_proc, cuda_init.loc),
+	FD(rep_proc, device.uuid), FD(rep_proc, device.pci), FD(rep_proc, device.visible),
+	FD(rep_proc, device.via), FD(rep_proc, device.ordinal), FD(rep_proc, device.count),
+	FD(rep_proc, device.local_rank), FD(rep_proc, device.have), FD(rep_proc, device.loc),
+	FD(rep_proc, nccl_id.root), FD(rep_proc, nccl_id.id_hash), FD(rep_proc, nccl_id.error),
+	FD(rep_proc, nccl_id.last_error), FD(rep_proc, nccl_id.result), FD(rep_proc, nccl_id.loc),
+	FD(rep_proc, first_coll.comm), FD(rep_proc, first_coll.op), FD(rep_proc, first_coll.dtype),
+	FD(rep_proc, first_coll.redop), FD(rep_proc, first_coll.seq), FD(rep_proc, first_coll.count),
+	FD(rep_proc, first_coll.peer), FD(rep_proc, have_first_coll), FD(rep_proc, steady_fn),
+	FD(rep_proc, hf.have), FD(rep_proc, hf.ifaces), FD(rep_proc, hf.nccl_ifname),
+	FD(rep_proc, hf.gloo_ifname), FD(rep_proc, hf.nccl_match), FD(rep_proc, hf.gloo_match),
+	FD(rep_proc, hf.shm_total), FD(rep_proc, hf.shm_free), FD(rep_proc, hf.cpus),
+	FD(rep_proc, hf.loc),
+	FD(rep_proc, cuda_count), FD(rep_proc, cuda_after_fork), FD(rep_proc, cuda_hung),
+	FD(rep_proc, cuda_fork_loc), FD(rep_proc, colls_total), FD(rep_proc, nforks),
+	FD(rep_proc, nforks_cuda), FD(rep_proc, fork_cuda_loc), FD(rep_proc, degraded),
+	FD(rep_proc, degraded_msg), FD(rep_proc, degraded_calls), FD(rep_proc, degraded_loc),
+	FD(rep_proc, last_call_end_stalled), FD(rep_proc, have_exit),
+	FD(rep_proc, exit_after_dump), FD(rep_proc, exit_status), FD(rep_proc, exit_signal),
+	FD(rep_proc, exit_ts), FD(rep_proc, exit_line), FD(rep_proc, exit_loc),
+	FD(rep_proc, signal), FD(rep_proc, last_ev_ts),
+};
+
+static const struct rep_fd rep_dg_phase[] = {
+	FD(rep_phase, begun), FD(rep_phase, ended), FD(rep_phase, errored), FD(rep_phase, ts),
+	FD(rep_phase, mono), FD(rep_phase, end_ts), FD(rep_phase, end_mono),
+	FD(rep_phase, begin), FD(rep_phase, end),
+};
+
+static const struct rep_fd rep_dg_version[] = {
+	FD(rep_version, value), FD(rep_version, provider), FD(rep_version, loc),
+};
+
+static const struct rep_fd rep_dg_connect[] = {
+	FD(rep_connect, dest), FD(rep_connect, role), FD(rep_connect, result),
+	FD(rep_connect, error), FD(rep_connect, tcp_state), FD(rep_connect, count),
+	FD(rep_connect, err), FD(rep_connect, first), FD(rep_connect, last), FD(rep_connect, ts),
+	FD(rep_connect, probe), FD(rep_connect, loc),
+};
+
+static const struct rep_fd rep_dg_listen[] = {
+	FD(rep_listen, addr), FD(rep_listen, role), FD(rep_listen, accepted), FD(rep_listen, loc),
+};
+
+static const struct rep_fd rep_dg_bindfail[] = {
+	FD(rep_bindfail, addr), FD(rep_bindfail, role), FD(rep_bindfail, error),
+	FD(rep_bindfail, holder_pid), FD(rep_bindfail, holder_cmd), FD(rep_bindfail, loc),
+};
+
+static const struct rep_fd rep_dg_store[] = {
+	FD(rep_store, path), FD(rep_store, size), FD(rep_store, mtime), FD(rep_store, loc),
+};
+
+static const struct rep_fd rep_dg_resolve[] = {
+	FD(rep_resolve, what), FD(rep_resolve, name), FD(rep_resolve, addrs),
+	FD(rep_resolve, error), FD(rep_resolve, loopback), FD(rep_resolve, loc),
+};
+
+static const struct rep_fd rep_dg_cuda_err[] = {
+	FD(rep_cuda_err, fn), FD(rep_cuda_err, error), FD(rep_cuda_err, result),
+	FD(rep_cuda_err, ordinal), FD(rep_cuda_err, after_fork), FD(rep_cuda_err, hung),
+	FD(rep_cuda_err, loc),
+};
+
+static const struct rep_fd rep_dg_comm[] = {
+	FD(rep_comm, fn), FD(rep_comm, comm), FD(rep_comm, root), FD(rep_comm, id_hash),
+	FD(rep_comm, commid), FD(rep_comm, parent), FD(rep_comm, error),
+	FD(rep_comm, last_error), FD(rep_comm, comm_name), FD(rep_comm, nranks),
+	FD(rep_comm, rank), FD(rep_comm, result), FD(rep_comm, color), FD(rep_comm, tid),
+	FD(rep_comm, ended), FD(rep_comm, failed), FD(rep_comm, nested), FD(rep_comm, ts),
+	FD(rep_comm, mono), FD(rep_comm, begin), FD(rep_comm, end),
+};
+
+static const struct rep_fd rep_dg_coll[] = {
+	FD(rep_coll, comm), FD(rep_coll, op), FD(rep_coll, dtype), FD(rep_coll, redop),
+	FD(rep_coll, seq), FD(rep_coll, count), FD(rep_coll, peer),
+};
+
+static const struct rep_fd rep_dg_call[] = {
+	FD(rep_call, name), FD(rep_call, id), FD(rep_call, result), FD(rep_call, ts),
+	FD(rep_call, mono), FD(rep_call, end_ts), FD(rep_call, end_mono), FD(rep_call, ended),
+	FD(rep_call, stalled), FD(rep_call, loc),
+};
+
+/* A dump's frames and Python frames are written as indices in the
+ * digest's table of stacks ("frames", "py"). */
+static const struct rep_fd rep_dg_dump[] = {
+	FD(rep_dump, no), FD(rep_dump, n), FD(rep_dump, reason), FD(rep_dump, phase),
+	FD(rep_dump, ts), FD(rep_dump, mono), FD(rep_dump, phase_age), FD(rep_dump, call),
+	FD(rep_dump, call_age), FD(rep_dump, epoch), FD(rep_dump, line), FD(rep_dump, loc),
+	FD(rep_dump, main_loc), FD(rep_dump, end_loc), FD(rep_dump, nthreads),
+	FD(rep_dump, main_seen), FD(rep_dump, have_main), FD(rep_dump, answered),
+	FD(rep_dump, state), FD(rep_dump, cpu), FD(rep_dump, io), FD(rep_dump, stack_hash),
+	FD(rep_dump, wchan), FD(rep_dump, syscall), FD(rep_dump, unanswered),
+	FD(rep_dump, frames_of), FD(rep_dump, py_status), FD(rep_dump, cut),
+	FD(rep_dump, undeclared),
+};
+
+static const struct rep_fd rep_dg_chkline[] = {
+	FD(rep_chkline, check), FD(rep_chkline, result), FD(rep_chkline, code),
+	FD(rep_chkline, why), FD(rep_chkline, loc),
+};
+
+static const struct rep_fd rep_dg_checkfacts[] = {
+	FD(rep_checkfacts, have_ib), FD(rep_checkfacts, ib_in_use), FD(rep_checkfacts, roce),
+	FD(rep_checkfacts, gid_index), FD(rep_checkfacts, hca), FD(rep_checkfacts, ib_loc),
+};
+
+static const struct rep_fd rep_dg_ibprob[] = {
+	FD(rep_ibprob, dev), FD(rep_ibprob, what), FD(rep_ibprob, port),
+};
+
+static const struct rep_fd rep_dg_buildlock[] = {
+	FD(rep_buildlock, root), FD(rep_buildlock, via), FD(rep_buildlock, more_locks),
+	FD(rep_buildlock, ts), FD(rep_buildlock, loc),
+};
+
+#endif

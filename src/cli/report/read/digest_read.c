@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: MIT
+/*
+ * digest_read.c: digests (digest_write.c, doc/trace-format.md "Digests")
+ * as input of the report: a file of one or more digests, one a line, is
+ * known by its first bytes. Its files join the job's (in name order with
+ * the others, folder by folder, as one folder's listing is: the same job
+ * whichever way its files are split and in whatever order they are
+ * given), its records join those read from trace files as the reader
+ * made them, and its quoted lines are the mem of its files, so evidence
+ * quotes them as from the files themselves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "digest.h"
+
+/* ---- finding digests ----------------------------------------------------------------- */
+
+bool ht_rep_is_digest(const char *path)
+{
+	struct stat st;
+	char head[sizeof(HT_DIGEST_PREFIX) - 1];
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, head, sizeof(head));
+	close(fd);
+	return n == (ssize_t)sizeof(head) && memcmp(head, HT_DIGEST_PREFIX, sizeof(head)) == 0;
+}
+
+static struct rep_dgset *dgset(struct rep_job *job)
+{
+	if (job->dg == NULL) {
+		job->dg = calloc(1, sizeof(*job->dg));
+		if (job->dg == NULL)
+			abort();
+	}
+	return job->dg;
+}
+
+void ht_rep_digest_prepare(struct rep_job *job)
+{
+	dgset(job)->writing = true;
+}
+
+/* Adds one parsed digest: its files (their mem: its texts) and the doc. */
+static bool add_doc(struct rep_job *job, json_t *doc)
+{
+	const char *fmt = json_string_value(json_object_get(doc, "digest"));
+	json_t *files = json_object_get(doc, "files");
+	json_t *texts = json_object_get(doc, "texts");
+	if (fmt == NULL || strcmp(fmt, HT_DIGEST_FORMAT) != 0 || !json_is_array(files) ||
+	    !json_is_array(texts) || !json_is_array(json_object_get(doc, "procs")))
+		return false;
+	struct rep_dgset *g = dgset(job);
+	if (g->n == g->cap) {
+		g->cap = g->cap != 0 ? g->cap * 2 : 16;
+		struct rep_dgdoc *d = realloc(g->docs, g->cap * sizeof(*d));
+		if (d == NULL)
+			abort();
+		g->docs = d;
+	}
+	struct rep_dgdoc *d = &g->docs[g->n++];
+	memset(d, 0, sizeof(*d));
+	d->doc = doc;
+	d->ntexts = json_array_size(texts);
+	d->off = calloc(d->ntexts + 1, sizeof(*d->off));
+	d->len = calloc(d->ntexts + 1, sizeof(*d->len));
+	size_t total = 0;
+	for (size_t i = 0; i < d->ntexts; i++)
+		total += json_string_length(json_array_get(texts, i)) + 1;
+	d->pool = malloc(total + 1);
+	if (d->off == NULL || d->len == NULL || d->pool == NULL)
+		abort();
+	for (size_t i = 0; i < d->ntexts; i++) {
+		json_t *t = json_array_get(texts, i);
+		size_t n = json_string_length(t);
+		d->off[i] = d->poollen;
+		d->len[i] = (uint32_t)n;
+		memcpy(d->pool + d->poollen, json_string_value(t) != NULL ? json_string_value(t) : "", n);
+		d->poollen += n;
+		d->pool[d->poollen++] = '\n';
+	}
+	d->nfiles = (uint32_t)json_array_size(files);
+	d->map = calloc(d->nfiles + 1, sizeof(*d->map));
+	if (d->map == NULL)
+		abort();
+	for (uint32_t k = 0; k < d->nfiles; k++) {
+		const char *name = json_string_value(json_array_get(files, k));
+		d->map[k] = (uint32_t)job->nfiles;
+		ht_rep_add_buffer(job, name != NULL ? name : "?", d->pool, d->poollen);
+		job->files[job->nfiles - 1].digest = true;
+	}
+	json_object_del(doc, "texts");		/* in the pool now */
+	return true;
+}
+
+int ht_rep_add_digest(struct rep_job *job, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *buf = malloc(size + 1);
+	if (buf == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < size) {
+		ssize_t r = read(fd, buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	int added = 0, bad = 0;
+	for (size_t off = 0; off < got;) {
+		const char *s = buf + off, *nl = memchr(s, '\n', got - off);
+		size_t n = nl != NULL ? (size_t)(nl - s) : got - off;
+		off += n + (nl != NULL);
+		if (n == 0)
+			continue;
+		json_t *doc = json_loadb(s, n, 0, NULL);
+		if (doc != NULL && add_doc(job, doc)) {
+			added++;
+		} else {
+			json_decref(doc);
+			bad++;
+		}
+	}
+	free(buf);
+	if (added == 0 && bad > 0)
+		return -EINVAL;
+	return added;
+}
+
+/* ---- the files' order ------------------------------------------------------------------ */
+
+/* Names compared folder by folder ("a/x" before "a.b", as a listing of
+ * the folder above them takes them), then by where they were given. */
+static int cmp_name(const char *a, const char *b)
+{
+	for (;;) {
+		size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
+		int c = memcmp(a, b, la < lb ? la : lb);
+		if (c != 0)
+			return c;
+		if (la != lb)
+			return la < lb ? -1 : 1;
+		a += la;
+		b += lb;
+		if (*a == '\0' || *b == '\0')
+			return (*a != '\0') - (*b != '\0');
+		a++;
+		b++;
+	}
+}
+
+static int cmp_file(const void *x, const void *y, void *arg)
+{
+	const struct rep_job *job = arg;
+	size_t i = *(const size_t *)x, k = *(const size_t *)y;
+	int c = cmp_name(job->files[i].name, job->files[k].name);
+	return c != 0 ? c : i < k ? -1 : i > k;
+}
+
+void ht_rep__digest_order(struct rep_job *job)
+{
+	size_t n = job->nfiles;
+	size_t *ix = malloc((n + 1) * sizeof(*ix));
+	uint32_t *to = malloc((n + 1) * sizeof(*to));
+	struct rep_file *f = malloc((n + 1) * sizeof(*f));
+	if (ix == NULL || to == NULL || f == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	if (n > 1)
+		qsort_r(ix, n, sizeof(*ix), cmp_file, job);
+	for (size_t i = 0; i < n; i++) {
+		f[i] = job->files[ix[i]];
+		to[ix[i]] = (uint32_t)i;
+	}
+	memcpy(job->files, f, n * sizeof(*f));
+	for (size_t d = 0; d < job->dg->n; d++)
+		for (uint32_t k = 0; k < job->dg->docs[d].nfiles; k++)
+			job->dg->docs[d].map[k] = to[job->dg->docs[d].map[k]];
+	/* Warnings about files made before this (none are, but the order
+	 * must not depend on it). */
+	for (size_t i = 0; i < job->nwarns; i++)
+		if (job->warns[i].file < n)
+			job->warns[i].file = to[job->warns[i].file];
+	free(ix);
+	free(to);
+	free(f);
+}
+
+/* ---- records ------------------------------------------------------------------------------ */
+
+struct dctx {
+	struct rep_job *job;
+	struct rep_dgdoc *d;
+	struct rep_arena *a;
+	uint32_t file;			/* the record's file, as the job has it */
+	const char ***stacks;		/* the digest's table of stacks, made once */
+	uint32_t *nstack;
+	size_t nstacks;
+};
+
+static uint32_t file_of(struct dctx *c, json_int_t k)
+{
+	return k >= 0 && (uint64_t)k < c->d->nfiles ? c->d->map[k] : UINT32_MAX;
+}
+
+static const char *str_of(struct dctx *c, json_t *v)
+{
+	return json_is_string(v) ? ht_rep_intern(c->a, json_string_value(v), json_string_length(v))
+				 : NULL;
+}
+
+static double num_of(json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	const char *s = json_string_value(v);
+	if (s != NULL && strcmp(s, "inf") == 0)
+		return INFINITY;
+	if (s != NULL && strcmp(s, "-inf") == 0)
+		return -INFINITY;
+	return NAN;
+}
+
+/* [line, text] or [line, text, file]: a line of the record's file (or of
+ * the one named) at its place in the digest's pool. */
+static struct rep_loc loc_of(struct dctx *c, json_t *v)
+{
+	if (!json_is_array(v) || json_array_size(v) < 2)
+		return REP_NOLOC;
+	struct rep_loc l = { .file = c->file };
+	json_int_t line = json_integer_value(json_array_get(v, 0));
+	json_int_t text = json_integer_value(json_array_get(v, 1));
+	if (json_array_size(v) > 2)
+		l.file = file_of(c, json_integer_value(json_array_get(v, 2)));
+	if (line <= 0 || line > UINT32_MAX)
+		return REP_NOLOC;
+	l.line = (uint32_t)line;
+	if (text >= 0 && (size_t)text < c->d->ntexts) {
+		l.off = c->d->off[text];
+		l.len = c->d->len[text];
+	} else {
+		l.off = c->d->poollen + 1;	/* not readable, as it was not */
+		l.len = 0;
+	}
+	return l;
+}
+
+static void get_fields(struct dctx *c, json_t *o, void *base, const struct rep_fd *fd, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *at = (char *)base + fd[i].off;
+		json_t *v = json_object_get(o, fd[i].name);
+		switch (fd[i].type) {
+		case FT_I64: {
+			int64_t x = json_is_integer(v) ? (int64_t)json_integer_value(v) : REP_UNKNOWN;
+			memcpy(at, &x, sizeof(x));
+			break;
+		}
+		case FT_INT: {
+			int x = (int)json_integer_value(v);
+			memcpy(at, &x, sizeof(x));
+			break;
+		}
+		case FT_U32: {
+			uint32_t x = (uint32_t)json_integer_value(v);
+			memcpy(at, &x, sizeof(x));
+			break;
+		}
+		case FT_U64: {
+			uint64_t x = (uint64_t)json_integer_value(v);
+			memcpy(at, &x, sizeof(x));
+			break;
+		}
+		case FT_DBL: {
+			double x = num_of(v);
+			memcpy(at, &x, sizeof(x));
+			break;
+		}
+		case FT_STR: {
+			const char *x = str_of(c, v);
+			memcpy(at, &x, sizeof(x));
+			break;
+		}
+		case FT_BOOL:
+			*(bool *)at = json_is_true(v);
+			break;
+		case FT_CHAR:
+			*at = (char)json_integer_value(v);
+			break;
+		case FT_LOC: {
+			struct rep_loc l = loc_of(c, v);
+			memcpy(at, &l, sizeof(l));
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+/* An array of records (member k of o) into a new array of the arena;
+ * their number in *n. */
+static void *get_records(struct dctx *c, json_t *o, const char *k, size_t *n, size_t sz,
+			 const struct rep_fd *fd, size_t nfd)
+{
+	json_t *a = json_object_get(o, k);
+	size_t m = json_array_size(a);
+	*n = m;
+	if (m == 0)
+		return NULL;
+	char *v = ht_rep_alloc(c->a, m * sz);
+	for (size_t i = 0; i < m; i++)
+		get_fields(c, json_array_get(a, i), v + i * sz, fd, nfd);
+	return v;
+}
+
+static void make_stacks(struct dctx *c)
+{
+	json_t *st = json_object_get(c->d->doc, "stacks");
+	c->nstacks = json_array_size(st);
+	c->stacks = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->stacks));
+	c->nstack = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->nstack));
+	for (size_t i = 0; i < c->nstacks; i++) {
+		json_t *fr = json_array_get(st, i);
+		size_t n = json_array_size(fr);
+		c->stacks[i] = ht_rep_alloc(c->a, (n + 1) * sizeof(**c->stacks));
+		for (size_t k = 0; k < n; k++) {
+			json_t *s = json_array_get(fr, k);
+			c->stacks[i][k] = ht_rep_strndup(c->a, json_string_value(s) != NULL ?
+							json_string_value(s) : "",
+							json_string_length(s));
+		}
+		c->nstack[i] = (uint32_t)n;
+	}
+}
+
+static void get_stack(struct dctx *c, json_t *v, const char ***fr, uint32_t *n)
+{
+	if (!json_is_integer(v))
+		return;
+	json_int_t i = json_integer_value(v);
+	if (i < 0 || (size_t)i >= c->nstacks)
+		return;
+	*fr = c->stacks[i];
+	*n = c->nstack[i];
+}
+
+static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
+{
+	struct rep_checkfacts *f = ht_rep_alloc(c->a, sizeof(*f));
+	get_fields(c, o, f, rep_dg_checkfacts, FD_N(rep_dg_checkfacts));
+	json_t *lines = json_object_get(o, "lines");
+	f->n = json_array_size(lines);
+	if (f->n > 0)
+		f->lines = ht_rep_alloc(c->a, f->n * sizeof(*f->lines));
+	for (size_t i = 0; i < f->n; i++) {
+		json_t *e = json_array_get(lines, i);
+		struct rep_chkline *l = &f->lines[i];
+		get_fields(c, e, l, rep_dg_chkline, FD_N(rep_dg_chkline));
+		json_t *rk = json_object_get(e, "ranks");
+		if (json_is_array(rk)) {
+			l->nranks = json_array_size(rk);
+			l->ranks = ht_rep_alloc(c->a, (l->nranks + 1) * sizeof(*l->ranks));
+			for (size_t k = 0; k < l->nranks; k++)
+				l->ranks[k] = json_integer_value(json_array_get(rk, k));
+		}
+	}
+	f->probs = get_records(c, o, "probs", &f->nprobs, sizeof(*f->probs), rep_dg_ibprob,
+			       FD_N(rep_dg_ibprob));
+	return f;
+}
+
+static struct rep_buildlock *get_buildlock(struct dctx *c, json_t *o)
+{
+	struct rep_buildlock *b = ht_rep_alloc(c->a, sizeof(*b));
+	get_fields(c, o, b, rep_dg_buildlock, FD_N(rep_dg_buildlock));
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(o, "locks"), i, e) {
+		if (b->nlocks == REP_MAX_LOCKS)
+			break;
+		b->locks[b->nlocks].path = str_of(c, json_object_get(e, "path"));
+		b->locks[b->nlocks++].age = num_of(json_object_get(e, "age"));
+	}
+	json_array_foreach(json_object_get(o, "builders"), i, e) {
+		if (b->nbuilders == REP_MAX_BUILDERS)
+			break;
+		b->builders[b->nbuilders].pid = json_integer_value(json_object_get(e, "pid"));
+		b->builders[b->nbuilders].comm = str_of(c, json_object_get(e, "comm"));
+		b->builders[b->nbuilders++].age = num_of(json_object_get(e, "age"));
+	}
+	return b;
+}
+
+static struct rep_proc *get_proc(struct dctx *c, json_t *o)
+{
+	struct rep_proc *p = ht_rep_alloc(c->a, sizeof(*p));
+	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "file")));
+	get_fields(c, o, p, rep_dg_proc, FD_N(rep_dg_proc));
+	json_t *ph = json_object_get(o, "ph");
+	for (int i = 0; i < HT_PHASE_COUNT; i++)
+		get_fields(c, json_array_get(ph, (size_t)i), &p->ph[i], rep_dg_phase,
+			   FD_N(rep_dg_phase));
+	json_t *ver = json_object_get(o, "ver");
+	for (int i = 0; i < REP_VER_COUNT; i++)
+		get_fields(c, json_array_get(ver, (size_t)i), &p->ver[i], rep_dg_version,
+			   FD_N(rep_dg_version));
+	size_t one;
+	p->conn = get_records(c, o, "conn", &p->nconn, sizeof(*p->conn), rep_dg_connect,
+			      FD_N(rep_dg_connect));
+	p->listen = get_records(c, o, "listen", &p->nlisten, sizeof(*p->listen), rep_dg_listen,
+				FD_N(rep_dg_listen));
+	p->bind_fail = get_records(c, o, "bind_fail", &one, sizeof(*p->bind_fail),
+				   rep_dg_bindfail, FD_N(rep_dg_bindfail));
+	p->store = get_records(c, o, "store", &one, sizeof(*p->store), rep_dg_store,
+			       FD_N(rep_dg_store));
+	p->res = get_records(c, o, "res", &p->nres, sizeof(*p->res), rep_dg_resolve,
+			     FD_N(rep_dg_resolve));
+	p->cerr = get_records(c, o, "cerr", &p->ncerr, sizeof(*p->cerr), rep_dg_cuda_err,
+			      FD_N(rep_dg_cuda_err));
+	p->comms = get_records(c, o, "comms", &p->ncomms, sizeof(*p->comms), rep_dg_comm,
+			       FD_N(rep_dg_comm));
+	p->ring = get_records(c, o, "ring", &p->nring, sizeof(*p->ring), rep_dg_coll,
+			      FD_N(rep_dg_coll));
+	p->calls = get_records(c, o, "calls", &p->ncalls, sizeof(*p->calls), rep_dg_call,
+			       FD_N(rep_dg_call));
+	json_t *warns = json_object_get(o, "warns");
+	p->nwarns = json_array_size(warns);
+	if (p->nwarns > 0)
+		p->warns = ht_rep_alloc(c->a, p->nwarns * sizeof(*p->warns));
+	for (size_t i = 0; i < p->nwarns; i++)
+		p->warns[i] = str_of(c, json_array_get(warns, i));
+	json_t *dumps = json_object_get(o, "dumps");
+	p->ndumps = json_array_size(dumps);
+	if (p->ndumps > 0)
+		p->dumps = ht_rep_alloc(c->a, p->ndumps * sizeof(*p->dumps));
+	for (size_t i = 0; i < p->ndumps; i++) {
+		json_t *e = json_array_get(dumps, i);
+		struct rep_dump *d = &p->dumps[i];
+		get_fields(c, e, d, rep_dg_dump, FD_N(rep_dg_dump));
+		get_stack(c, json_object_get(e, "frames"), &d->frames, &d->nframes);
+		get_stack(c, json_object_get(e, "py"), &d->py, &d->npy);
+	}
+	json_t *chk = json_object_get(o, "chk");
+	if (json_is_object(chk))
+		p->chk = get_checkfacts(c, chk);
+	json_t *blk = json_object_get(o, "blk");
+	if (json_is_object(blk))
+		p->blk = get_buildlock(c, blk);
+	p->work = -1;		/* as the reader leaves it (parse.c) */
+	return p;
+}
+
+void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *nunk, size_t cap)
+{
+	struct rep_dgset *g = job->dg;
+	struct rep_arena a = { 0 };
+	ht_rep_intern_on(&a);
+	for (size_t i = 0; i < g->n; i++) {
+		struct rep_dgdoc *d = &g->docs[i];
+		struct dctx c = { .job = job, .d = d, .a = &a };
+		make_stacks(&c);
+		size_t k;
+		json_t *e;
+		json_array_foreach(json_object_get(d->doc, "procs"), k, e)
+			ht_rep_vec_push(&job->procs, get_proc(&c, e));
+		json_array_foreach(json_object_get(d->doc, "warnings"), k, e) {
+			const char *msg = json_string_value(json_array_get(e, 2));
+			char *m = msg != NULL ? strdup(msg) : NULL;
+			if (m != NULL)
+				ht_rep__warn_take(job, file_of(&c, json_integer_value(json_array_get(e, 0))),
+						  (uint32_t)json_integer_value(json_array_get(e, 1)), m);
+		}
+		json_array_foreach(json_object_get(d->doc, "unknown"), k, e) {
+			const char *type = json_string_value(json_array_get(e, 0));
+			uint32_t file = file_of(&c, json_integer_value(json_array_get(e, 1)));
+			uint32_t line = (uint32_t)json_integer_value(json_array_get(e, 2));
+			size_t count = (size_t)json_integer_value(json_array_get(e, 3));
+			if (type == NULL)
+				continue;
+			size_t j = 0;
+			while (j < *nunk && strcmp(unk[j].type, type) != 0)
+				j++;
+			if (j == *nunk && *nunk < cap) {
+				struct rep_unknown *u = &unk[(*nunk)++];
+				snprintf(u->type, sizeof(u->type), "%s", type);
+				u->file = file;
+				u->line = line;
+				u->count = count;
+			} else if (j < *nunk) {
+				unk[j].count += count;
+				if (file < unk[j].file || (file == unk[j].file && line < unk[j].line)) {
+					unk[j].file = file;
+					unk[j].line = line;
+				}
+			}
+		}
+		job->warns_dropped += (size_t)json_integer_value(json_object_get(d->doc,
+										 "warnings_dropped"));
+		json_decref(d->doc);
+		d->doc = NULL;
+	}
+	ht_rep_intern_off(&a);
+	ht_rep_arena_take(&job->a, &a);
+}
+
+void ht_rep__digest_free(struct rep_job *job)
+{
+	struct rep_dgset *g = job->dg;
+	if (g == NULL)
+		return;
+	for (size_t i = 0; i < g->n; i++) {
+		json_decref(g->docs[i].doc);
+		free(g->docs[i].map);
+		free(g->docs[i].pool);
+		free(g->docs[i].off);
+		free(g->docs[i].len);
+	}
+	free(g->docs);
+	free(g);
+	job->dg = NULL;
+}
