@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# digest.sh: `hangtrace report` over digests says what it says over the
+# traces (SPEC section 1, issue 24). Every report fixture is split by host
+# (the file name up to its first '.'), each host's files digested on their
+# own (`hangtrace digest FILES -o HOST.dg`), and the report over the
+# digests concatenated in one file, over the digests given one by one in
+# the other order with the first host's files mixed in raw, and over the
+# digests merged into one (`hangtrace digest` of digests) is compared with
+# the report over the fixture's folder: the text, --json and --brief (its
+# last line names the inputs: compared without them) byte for byte, the
+# warnings on stderr and the exit status. A trace cut short in its last
+# line gives the same warning through a digest.
+# limit: 300
+. "$(dirname "$0")/../lib.sh"
+F=$ROOT/tests/fixtures/report
+
+# report MODE OUT INPUTS...: stdout in OUT.out (the brief's inputs cut),
+# stderr in OUT.err (the program's name and the inputs cut), status in OUT.rc.
+report() {
+	mode=$1 out=$2
+	shift 2
+	"$HT" report $mode "$@" >"$out.out" 2>"$out.err"
+	echo $? >"$out.rc"
+	if [ "$mode" = --brief ]; then
+		sed -i 's/\(the evidence, the stacks and what to try: hangtrace report\) .*/\1 INPUTS/' "$out.out"
+	fi
+}
+
+same_as_raw() {  # RAW DIG: the same output, warnings and status
+	cmp -s "$1.out" "$2.out" && cmp -s "$1.err" "$2.err" && cmp -s "$1.rc" "$2.rc"
+}
+
+files_of() {  # DIR HOST: the trace files of HOST in DIR
+	for f in "$1"*.jsonl; do
+		b=$(basename "$f")
+		[ "${b%%.*}" = "$2" ] && echo "$f"
+	done
+}
+
+total=0 identical=0 differ=""
+for d in "$F"/*/; do
+	name=$(basename "$d")
+	ls "$d"*.jsonl >/dev/null 2>&1 || continue
+	total=$((total + 1))
+	o=$T/$name
+	mkdir -p "$o"
+	hosts=$(for f in "$d"*.jsonl; do b=$(basename "$f"); echo "${b%%.*}"; done | sort -u)
+	: >"$o/all.dg"
+	dgs=""
+	ok=1
+	for h in $hosts; do
+		# shellcheck disable=SC2046
+		if ! "$HT" digest $(files_of "$d" "$h") -o "$o/$h.dg" 2>"$o/$h.digest.err"; then
+			ok=0
+			echo "$name: hangtrace digest of host $h failed: $(head -n 3 "$o/$h.digest.err")"
+		fi
+		cat "$o/$h.dg" >>"$o/all.dg"
+		dgs="$o/$h.dg $dgs"	# the other order
+	done
+	first=$(echo "$hosts" | head -n 1)
+	rest=$(for h in $hosts; do [ "$h" = "$first" ] || echo "$o/$h.dg"; done | sort -r)
+	"$HT" digest "$o/all.dg" -o "$o/merged.dg" 2>"$o/merge.err" || ok=0
+	why=""
+	for mode in "" --json --brief; do
+		m=${mode:-text}
+		m=${m#--}
+		report "$mode" "$o/raw.$m" "$d"
+		report "$mode" "$o/dg.$m" "$o/all.dg"
+		same_as_raw "$o/raw.$m" "$o/dg.$m" || why="$why $m(concatenated)"
+		# shellcheck disable=SC2086
+		report "$mode" "$o/split.$m" $dgs
+		same_as_raw "$o/raw.$m" "$o/split.$m" || why="$why $m(one by one)"
+		# shellcheck disable=SC2046,SC2086
+		report "$mode" "$o/mixed.$m" $rest $(files_of "$d" "$first")
+		same_as_raw "$o/raw.$m" "$o/mixed.$m" || why="$why $m(mixed with raw)"
+		report "$mode" "$o/merged.$m" "$o/merged.dg"
+		same_as_raw "$o/raw.$m" "$o/merged.$m" || why="$why $m(merged)"
+	done
+	if [ $ok = 1 ] && [ -z "$why" ]; then
+		identical=$((identical + 1))
+	else
+		differ="$differ $name"
+		echo "$name differs:$why"
+		diff "$o/raw.json.out" "$o/dg.json.out" | head -n 10
+		diff "$o/raw.json.err" "$o/dg.json.err" | head -n 4
+	fi
+done
+echo "$identical of $total fixtures byte-identical through digests${differ:+; differ:$differ}"
+check "every report fixture digested per host: the same report as raw ($identical of $total)" \
+	test "$identical" = "$total"
+
+# A trace cut short: the same warning, through a digest as raw.
+mkdir -p "$T/cut"
+cp "$F/missing_rank/"*.jsonl "$T/cut/"
+f=$T/cut/n1.4001.jsonl
+size=$(wc -c <"$f")
+head -c $((size - 40)) "$f" >"$T/cut/x" && mv "$T/cut/x" "$f"
+touch -d '2 hours ago' "$T/cut/"*.jsonl
+"$HT" digest "$T/cut" -o "$T/cut.dg" 2>/dev/null
+report --json "$T/cut.raw" "$T/cut"
+report --json "$T/cut.dg" "$T/cut.dg"
+check "a cut last line: warned raw" grep -q 'n1.4001.jsonl:[0-9]*: truncated last line' "$T/cut.raw.err"
+check "a cut last line: the same warnings and report through a digest" \
+	same_as_raw "$T/cut.raw" "$T/cut.dg"
+
+# What is not a digest is said so; a digest is one JSON line of its format.
+check "a digest is one line" test "$(wc -l <"$T/missing_rank/all.dg")" = 1
+check "a digest names its format first" \
+	grep -q '^{"digest":"hangtrace-digest/1",' "$T/missing_rank/all.dg"
+printf '{"digest":"hangtrace-digest/9"}\n' >"$T/other.dg"
+"$HT" report "$T/other.dg" >/dev/null 2>"$T/other.err"
+check "a digest of another format: exit 2" test $? = 2
+check "a digest of another format: said so" grep -q "not a digest of format hangtrace-digest/1" "$T/other.err"
+finish
