@@ -81,6 +81,7 @@ static const struct rep_fd rep_dg_proc[] = {
 	FD(rep_proc, signal), FD(rep_proc, last_ev_ts),
 };
 
+/* (end last: digest_write.c keeps its line for cuda_init only) */
 static const struct rep_fd rep_dg_phase[] = {
 	FD(rep_phase, begun), FD(rep_phase, ended), FD(rep_phase, errored), FD(rep_phase, ts),
 	FD(rep_phase, mono), FD(rep_phase, end_ts), FD(rep_phase, end_mono),

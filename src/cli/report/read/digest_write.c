@@ -58,7 +58,18 @@ struct wctx {
 	struct texts lines;	/* quoted lines */
 	struct texts stacks;	/* frames arrays */
 	uint32_t file;		/* the record's file */
+	bool unquoted;		/* the locations being written are never quoted */
 };
+
+/*
+ * Which lines are kept: those a rule may quote (rules/, through
+ * ht_rep_verdict_evidence) or the brief reads (the header), which are the
+ * lines of every location of a record but these: a call's, a phase's
+ * other than the begin of the current phase and the end of cuda_init, and
+ * a dump's other than the latest dump's (its stall line, its main
+ * thread's, its dump_end). A rule that quotes one of those must be said
+ * here too (tests/report/digest.sh compares every fixture).
+ */
 
 /* ---- a quoted line, as evidence reads it ---------------------------------------- */
 
@@ -104,32 +115,60 @@ static void cut_value(struct rep_buf *b, const char *v, size_t n, size_t max)
 		ht_rep_buf_addn(b, &closers[--depth], 1);
 }
 
-/* The line as the digest keeps it: a header whole (the brief reads its
- * environment); any other line as its members (those evidence sees) but
- * ts and mono, which no quote shows, each value cut to
- * REP_DIGEST_VALUE_MAX. A line that is no object is kept whole. */
+/*
+ * The members of a line that its quotes can show, by its type: a header's
+ * are those the rules quote (read/evidence.c's default for a header,
+ * rules/verdicts_gpu.c's fork keys) and its environment (the brief reads
+ * it, render/brief.c), kept whole: the brief parses it. A thread line is
+ * quoted by rules/verdicts_dataloader.c's keys. Of any other line every
+ * member is kept but ts and mono, which no quote shows.
+ */
+static const char *const header_members[] = { "t", "host", "pid", "ppid", "rank", "world_size",
+					      "local_rank", "launcher", "fork_parent",
+					      "cuda_inherited", "env", NULL };
+static const char *const thread_members[] = { "t", "dump", "tid", "state", "python", NULL };
+
+static bool named(const struct rep_member *m, const char *const *names)
+{
+	for (size_t i = 0; names[i] != NULL; i++)
+		if (strlen(names[i]) == m->klen && memcmp(m->key, names[i], m->klen) == 0)
+			return true;
+	return false;
+}
+
+/* The line as the digest keeps it: its members that a quote can show, in
+ * their order, each value cut to REP_DIGEST_VALUE_MAX (but a header's). A
+ * line that is no object is kept whole. */
 static char *quote_form(const char *text, size_t *len)
 {
 	struct rep_member m[REP_MAX_MEMBERS];
 	size_t n = ht_rep_members(text, m, REP_MAX_MEMBERS);
-	if (n == 0 || (m[0].klen == 1 && m[0].key[0] == 't' && m[0].vlen == 8 &&
-		       memcmp(m[0].val, "\"header\"", 8) == 0)) {
+	if (n == 0) {
 		*len = strlen(text);
 		return strdup(text);
 	}
+	const char *const *keep = NULL;
+	for (size_t i = 0; i < n && keep == NULL; i++)
+		if (m[i].klen == 1 && m[i].key[0] == 't') {
+			if (m[i].vlen == 8 && memcmp(m[i].val, "\"header\"", 8) == 0)
+				keep = header_members;
+			else if (m[i].vlen == 8 && memcmp(m[i].val, "\"thread\"", 8) == 0)
+				keep = thread_members;
+			break;
+		}
+	static const char *const times[] = { "ts", "mono", NULL };
 	struct rep_buf b = { 0 };
 	bool first = true;
 	ht_rep_buf_add(&b, "{");
 	for (size_t i = 0; i < n; i++) {
-		if ((m[i].klen == 2 && memcmp(m[i].key, "ts", 2) == 0) ||
-		    (m[i].klen == 4 && memcmp(m[i].key, "mono", 4) == 0))
+		if (keep != NULL ? !named(&m[i], keep) : named(&m[i], times))
 			continue;
 		if (!first)
 			ht_rep_buf_add(&b, ",");
 		first = false;
 		ht_rep_buf_addn(&b, m[i].key - 1, m[i].klen + 2);
 		ht_rep_buf_add(&b, ":");
-		if (m[i].vlen > REP_DIGEST_VALUE_MAX)
+		if (m[i].vlen > REP_DIGEST_VALUE_MAX && keep != header_members)
 			cut_value(&b, m[i].val, m[i].vlen, REP_DIGEST_VALUE_MAX);
 		else
 			ht_rep_buf_addn(&b, m[i].val, m[i].vlen);
@@ -164,12 +203,13 @@ static void put_str(json_t *o, const char *k, const char *s)
 		json_object_set_new(o, k, str_value(s));
 }
 
-/* A location: [line, text] (text -1: the line could not be read), with
- * its file third when it is not the record's. */
+/* A location: [line, text] (text -1: the line could not be read, or is one
+ * the report never quotes), with its file third when it is not the
+ * record's. */
 static json_t *loc_value(struct wctx *w, const struct rep_loc *l)
 {
 	json_int_t text = -1;
-	char *s = ht_rep_line_text(w->job, l);
+	char *s = w->unquoted ? NULL : ht_rep_line_text(w->job, l);
 	if (s != NULL) {
 		size_t n;
 		char *q = quote_form(s, &n);
@@ -285,10 +325,12 @@ static json_int_t stack_index(struct wctx *w, const char *const *fr, size_t n)
 	return (json_int_t)ix;
 }
 
-static json_t *dump_value(struct wctx *w, const struct rep_dump *d)
+static json_t *dump_value(struct wctx *w, const struct rep_dump *d, bool last)
 {
 	json_t *o = json_object();
+	w->unquoted = !last;
 	put_fields(w, o, d, rep_dg_dump, FD_N(rep_dg_dump));
+	w->unquoted = false;
 	if (d->frames != NULL)
 		json_object_set_new(o, "frames", json_integer(stack_index(w, d->frames, d->nframes)));
 	if (d->py != NULL)
@@ -354,7 +396,12 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 	json_t *ph = json_array();
 	for (int i = 0; i < HT_PHASE_COUNT; i++) {
 		json_t *e = json_object();
-		put_fields(w, e, &p->ph[i], rep_dg_phase, FD_N(rep_dg_phase));
+		/* Quoted: the begin of the current phase, the end of cuda_init. */
+		w->unquoted = i != p->cur_phase;
+		put_fields(w, e, &p->ph[i], rep_dg_phase, FD_N(rep_dg_phase) - 1);
+		w->unquoted = i != HT_PHASE_CUDA_INIT;
+		put_fields(w, e, &p->ph[i], rep_dg_phase + FD_N(rep_dg_phase) - 1, 1);
+		w->unquoted = false;
 		json_array_append_new(ph, e);
 	}
 	json_object_set_new(o, "ph", ph);
@@ -381,8 +428,10 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 		    FD_N(rep_dg_comm));
 	put_records(w, o, "ring", p->ring, p->nring, sizeof(*p->ring), rep_dg_coll,
 		    FD_N(rep_dg_coll));
+	w->unquoted = true;	/* (no rule quotes a call line) */
 	put_records(w, o, "calls", p->calls, p->ncalls, sizeof(*p->calls), rep_dg_call,
 		    FD_N(rep_dg_call));
+	w->unquoted = false;
 	if (p->nwarns > 0) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < p->nwarns; i++)
@@ -392,7 +441,7 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 	if (p->ndumps > 0) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < p->ndumps; i++)
-			json_array_append_new(a, dump_value(w, &p->dumps[i]));
+			json_array_append_new(a, dump_value(w, &p->dumps[i], i + 1 == p->ndumps));
 		json_object_set_new(o, "dumps", a);
 	}
 	if (p->chk != NULL)
