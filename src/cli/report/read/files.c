@@ -44,6 +44,7 @@ static void add_file_own(struct rep_job *job, char *path, char *name, const char
 	f->dir = -1;
 	f->base = NULL;
 	f->dup = false;
+	f->digest = false;
 }
 
 static void add_file(struct rep_job *job, const char *path, const char *name,
