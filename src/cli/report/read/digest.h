@@ -176,4 +176,34 @@ static const struct rep_fd rep_dg_buildlock[] = {
 	FD(rep_buildlock, ts), FD(rep_buildlock, loc),
 };
 
+/* The tables by name: a digest lists each table's members once
+ * ("members"), and a record's members are [index, value, ...] in its
+ * table's list: the reader takes them by name, so a table may grow or be
+ * reordered between versions. */
+enum rep_dgtab_id { DG_PROC, DG_PHASE, DG_VERSION, DG_CONNECT, DG_LISTEN, DG_BINDFAIL, DG_STORE, DG_RESOLVE, DG_CUDA_ERR, DG_COMM, DG_COLL, DG_CALL, DG_DUMP, DG_CHKLINE, DG_CHECKFACTS, DG_IBPROB, DG_BUILDLOCK, DG_NTABLES };
+struct rep_dgtab {
+	const char *name;
+	const struct rep_fd *fd;
+	size_t n;
+};
+static const struct rep_dgtab rep_dg_tabs[DG_NTABLES] = {
+	{ "proc", rep_dg_proc, FD_N(rep_dg_proc) },
+	{ "phase", rep_dg_phase, FD_N(rep_dg_phase) },
+	{ "version", rep_dg_version, FD_N(rep_dg_version) },
+	{ "connect", rep_dg_connect, FD_N(rep_dg_connect) },
+	{ "listen", rep_dg_listen, FD_N(rep_dg_listen) },
+	{ "bindfail", rep_dg_bindfail, FD_N(rep_dg_bindfail) },
+	{ "store", rep_dg_store, FD_N(rep_dg_store) },
+	{ "resolve", rep_dg_resolve, FD_N(rep_dg_resolve) },
+	{ "cuda_err", rep_dg_cuda_err, FD_N(rep_dg_cuda_err) },
+	{ "comm", rep_dg_comm, FD_N(rep_dg_comm) },
+	{ "coll", rep_dg_coll, FD_N(rep_dg_coll) },
+	{ "call", rep_dg_call, FD_N(rep_dg_call) },
+	{ "dump", rep_dg_dump, FD_N(rep_dg_dump) },
+	{ "chkline", rep_dg_chkline, FD_N(rep_dg_chkline) },
+	{ "checkfacts", rep_dg_checkfacts, FD_N(rep_dg_checkfacts) },
+	{ "ibprob", rep_dg_ibprob, FD_N(rep_dg_ibprob) },
+	{ "buildlock", rep_dg_buildlock, FD_N(rep_dg_buildlock) },
+};
+
 #endif

@@ -218,6 +218,8 @@ struct dctx {
 	const char ***stacks;		/* the digest's table of stacks, made once */
 	uint32_t *nstack;
 	size_t nstacks;
+	const struct rep_fd **map[DG_NTABLES];	/* the digest's member k of table t */
+	size_t nmap[DG_NTABLES];
 };
 
 static uint32_t file_of(struct dctx *c, json_int_t k)
@@ -267,63 +269,95 @@ static struct rep_loc loc_of(struct dctx *c, json_t *v)
 	return l;
 }
 
-static void get_fields(struct dctx *c, json_t *o, void *base, const struct rep_fd *fd, size_t n)
+/* Sets the member at `at` of type `type` from v (NULL: its unknown). */
+static void set_field(struct dctx *c, char *at, unsigned type, json_t *v)
 {
-	for (size_t i = 0; i < n; i++) {
-		char *at = (char *)base + fd[i].off;
-		json_t *v = json_object_get(o, fd[i].name);
-		switch (fd[i].type) {
-		case FT_I64: {
-			int64_t x = json_is_integer(v) ? (int64_t)json_integer_value(v) : REP_UNKNOWN;
-			memcpy(at, &x, sizeof(x));
-			break;
-		}
-		case FT_INT: {
-			int x = (int)json_integer_value(v);
-			memcpy(at, &x, sizeof(x));
-			break;
-		}
-		case FT_U32: {
-			uint32_t x = (uint32_t)json_integer_value(v);
-			memcpy(at, &x, sizeof(x));
-			break;
-		}
-		case FT_U64: {
-			uint64_t x = (uint64_t)json_integer_value(v);
-			memcpy(at, &x, sizeof(x));
-			break;
-		}
-		case FT_DBL: {
-			double x = num_of(v);
-			memcpy(at, &x, sizeof(x));
-			break;
-		}
-		case FT_STR: {
-			const char *x = str_of(c, v);
-			memcpy(at, &x, sizeof(x));
-			break;
-		}
-		case FT_BOOL:
-			*(bool *)at = json_is_true(v);
-			break;
-		case FT_CHAR:
-			*at = (char)json_integer_value(v);
-			break;
-		case FT_LOC: {
-			struct rep_loc l = loc_of(c, v);
-			memcpy(at, &l, sizeof(l));
-			break;
-		}
-		default:
-			break;
+	switch (type) {
+	case FT_I64: {
+		int64_t x = json_is_integer(v) ? (int64_t)json_integer_value(v) : REP_UNKNOWN;
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case FT_INT: {
+		int x = (int)json_integer_value(v);
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case FT_U32: {
+		uint32_t x = (uint32_t)json_integer_value(v);
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case FT_U64: {
+		uint64_t x = (uint64_t)json_integer_value(v);
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case FT_DBL: {
+		double x = num_of(v);
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case FT_STR: {
+		const char *x = str_of(c, v);
+		memcpy(at, &x, sizeof(x));
+		break;
+	}
+	case FT_BOOL:
+		*(bool *)at = json_is_true(v);
+		break;
+	case FT_CHAR:
+		*at = (char)json_integer_value(v);
+		break;
+	case FT_LOC: {
+		struct rep_loc l = loc_of(c, v);
+		memcpy(at, &l, sizeof(l));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The digest's lists of members ("members"): for each table, what its
+ * index k names here (NULL: a member this reader does not know). */
+static void make_maps(struct dctx *c)
+{
+	json_t *members = json_object_get(c->d->doc, "members");
+	for (int t = 0; t < DG_NTABLES; t++) {
+		json_t *names = json_object_get(members, rep_dg_tabs[t].name);
+		size_t n = json_array_size(names);
+		c->map[t] = ht_rep_alloc(c->a, (n + 1) * sizeof(*c->map[t]));
+		c->nmap[t] = n;
+		for (size_t k = 0; k < n; k++) {
+			const char *name = json_string_value(json_array_get(names, k));
+			for (size_t i = 0; name != NULL && i < rep_dg_tabs[t].n; i++)
+				if (strcmp(rep_dg_tabs[t].fd[i].name, name) == 0)
+					c->map[t][k] = &rep_dg_tabs[t].fd[i];
 		}
 	}
 }
 
-/* An array of records (member k of o) into a new array of the arena;
- * their number in *n. */
-static void *get_records(struct dctx *c, json_t *o, const char *k, size_t *n, size_t sz,
-			 const struct rep_fd *fd, size_t nfd)
+/* The members m ([index, value, ...]) of a record of table t into base;
+ * those not given hold their type's unknown. */
+static void get_fields(struct dctx *c, json_t *m, void *base, int t)
+{
+	const struct rep_fd *fd = rep_dg_tabs[t].fd;
+	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
+		set_field(c, (char *)base + fd[i].off, fd[i].type, NULL);
+	size_t n = json_array_size(m);
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		json_int_t k = json_integer_value(json_array_get(m, i));
+		if (k < 0 || (size_t)k >= c->nmap[t] || c->map[t][k] == NULL)
+			continue;
+		const struct rep_fd *f = c->map[t][k];
+		set_field(c, (char *)base + f->off, f->type, json_array_get(m, i + 1));
+	}
+}
+
+/* An array of records of table t (member k of o) into a new array of the
+ * arena; their number in *n. */
+static void *get_records(struct dctx *c, json_t *o, const char *k, size_t *n, size_t sz, int t)
 {
 	json_t *a = json_object_get(o, k);
 	size_t m = json_array_size(a);
@@ -332,7 +366,7 @@ static void *get_records(struct dctx *c, json_t *o, const char *k, size_t *n, si
 		return NULL;
 	char *v = ht_rep_alloc(c->a, m * sz);
 	for (size_t i = 0; i < m; i++)
-		get_fields(c, json_array_get(a, i), v + i * sz, fd, nfd);
+		get_fields(c, json_array_get(a, i), v + i * sz, t);
 	return v;
 }
 
@@ -370,7 +404,7 @@ static void get_stack(struct dctx *c, json_t *v, const char ***fr, uint32_t *n)
 static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 {
 	struct rep_checkfacts *f = ht_rep_alloc(c->a, sizeof(*f));
-	get_fields(c, o, f, rep_dg_checkfacts, FD_N(rep_dg_checkfacts));
+	get_fields(c, json_object_get(o, "m"), f, DG_CHECKFACTS);
 	json_t *lines = json_object_get(o, "lines");
 	f->n = json_array_size(lines);
 	if (f->n > 0)
@@ -378,7 +412,7 @@ static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 	for (size_t i = 0; i < f->n; i++) {
 		json_t *e = json_array_get(lines, i);
 		struct rep_chkline *l = &f->lines[i];
-		get_fields(c, e, l, rep_dg_chkline, FD_N(rep_dg_chkline));
+		get_fields(c, json_object_get(e, "m"), l, DG_CHKLINE);
 		json_t *rk = json_object_get(e, "ranks");
 		if (json_is_array(rk)) {
 			l->nranks = json_array_size(rk);
@@ -387,15 +421,14 @@ static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 				l->ranks[k] = json_integer_value(json_array_get(rk, k));
 		}
 	}
-	f->probs = get_records(c, o, "probs", &f->nprobs, sizeof(*f->probs), rep_dg_ibprob,
-			       FD_N(rep_dg_ibprob));
+	f->probs = get_records(c, o, "probs", &f->nprobs, sizeof(*f->probs), DG_IBPROB);
 	return f;
 }
 
 static struct rep_buildlock *get_buildlock(struct dctx *c, json_t *o)
 {
 	struct rep_buildlock *b = ht_rep_alloc(c->a, sizeof(*b));
-	get_fields(c, o, b, rep_dg_buildlock, FD_N(rep_dg_buildlock));
+	get_fields(c, json_object_get(o, "m"), b, DG_BUILDLOCK);
 	size_t i;
 	json_t *e;
 	json_array_foreach(json_object_get(o, "locks"), i, e) {
@@ -418,34 +451,24 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 {
 	struct rep_proc *p = ht_rep_alloc(c->a, sizeof(*p));
 	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "file")));
-	get_fields(c, o, p, rep_dg_proc, FD_N(rep_dg_proc));
+	get_fields(c, json_object_get(o, "m"), p, DG_PROC);
 	json_t *ph = json_object_get(o, "ph");
 	for (int i = 0; i < HT_PHASE_COUNT; i++)
-		get_fields(c, json_array_get(ph, (size_t)i), &p->ph[i], rep_dg_phase,
-			   FD_N(rep_dg_phase));
+		get_fields(c, json_array_get(ph, (size_t)i), &p->ph[i], DG_PHASE);
 	json_t *ver = json_object_get(o, "ver");
 	for (int i = 0; i < REP_VER_COUNT; i++)
-		get_fields(c, json_array_get(ver, (size_t)i), &p->ver[i], rep_dg_version,
-			   FD_N(rep_dg_version));
+		get_fields(c, json_array_get(ver, (size_t)i), &p->ver[i], DG_VERSION);
 	size_t one;
-	p->conn = get_records(c, o, "conn", &p->nconn, sizeof(*p->conn), rep_dg_connect,
-			      FD_N(rep_dg_connect));
-	p->listen = get_records(c, o, "listen", &p->nlisten, sizeof(*p->listen), rep_dg_listen,
-				FD_N(rep_dg_listen));
+	p->conn = get_records(c, o, "conn", &p->nconn, sizeof(*p->conn), DG_CONNECT);
+	p->listen = get_records(c, o, "listen", &p->nlisten, sizeof(*p->listen), DG_LISTEN);
 	p->bind_fail = get_records(c, o, "bind_fail", &one, sizeof(*p->bind_fail),
-				   rep_dg_bindfail, FD_N(rep_dg_bindfail));
-	p->store = get_records(c, o, "store", &one, sizeof(*p->store), rep_dg_store,
-			       FD_N(rep_dg_store));
-	p->res = get_records(c, o, "res", &p->nres, sizeof(*p->res), rep_dg_resolve,
-			     FD_N(rep_dg_resolve));
-	p->cerr = get_records(c, o, "cerr", &p->ncerr, sizeof(*p->cerr), rep_dg_cuda_err,
-			      FD_N(rep_dg_cuda_err));
-	p->comms = get_records(c, o, "comms", &p->ncomms, sizeof(*p->comms), rep_dg_comm,
-			       FD_N(rep_dg_comm));
-	p->ring = get_records(c, o, "ring", &p->nring, sizeof(*p->ring), rep_dg_coll,
-			      FD_N(rep_dg_coll));
-	p->calls = get_records(c, o, "calls", &p->ncalls, sizeof(*p->calls), rep_dg_call,
-			       FD_N(rep_dg_call));
+				   DG_BINDFAIL);
+	p->store = get_records(c, o, "store", &one, sizeof(*p->store), DG_STORE);
+	p->res = get_records(c, o, "res", &p->nres, sizeof(*p->res), DG_RESOLVE);
+	p->cerr = get_records(c, o, "cerr", &p->ncerr, sizeof(*p->cerr), DG_CUDA_ERR);
+	p->comms = get_records(c, o, "comms", &p->ncomms, sizeof(*p->comms), DG_COMM);
+	p->ring = get_records(c, o, "ring", &p->nring, sizeof(*p->ring), DG_COLL);
+	p->calls = get_records(c, o, "calls", &p->ncalls, sizeof(*p->calls), DG_CALL);
 	json_t *warns = json_object_get(o, "warns");
 	p->nwarns = json_array_size(warns);
 	if (p->nwarns > 0)
@@ -459,7 +482,7 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	for (size_t i = 0; i < p->ndumps; i++) {
 		json_t *e = json_array_get(dumps, i);
 		struct rep_dump *d = &p->dumps[i];
-		get_fields(c, e, d, rep_dg_dump, FD_N(rep_dg_dump));
+		get_fields(c, json_object_get(e, "m"), d, DG_DUMP);
 		get_stack(c, json_object_get(e, "frames"), &d->frames, &d->nframes);
 		get_stack(c, json_object_get(e, "py"), &d->py, &d->npy);
 	}
@@ -482,6 +505,7 @@ void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *n
 		struct rep_dgdoc *d = &g->docs[i];
 		struct dctx c = { .job = job, .d = d, .a = &a };
 		make_stacks(&c);
+		make_maps(&c);
 		size_t k;
 		json_t *e;
 		json_array_foreach(json_object_get(d->doc, "procs"), k, e)

@@ -228,85 +228,93 @@ static json_t *loc_value(struct wctx *w, const struct rep_loc *l)
 	return a;
 }
 
-static void put_fields(struct wctx *w, json_t *o, const void *base, const struct rep_fd *fd,
-		       size_t n)
+/* The value of a member, or NULL when it holds its type's unknown. */
+static json_t *field_value(struct wctx *w, const char *at, unsigned type)
 {
-	for (size_t i = 0; i < n; i++) {
-		const char *at = (const char *)base + fd[i].off;
-		const char *k = fd[i].name;
-		switch (fd[i].type) {
-		case FT_I64: {
-			int64_t v;
-			memcpy(&v, at, sizeof(v));
-			if (v != REP_UNKNOWN)
-				json_object_set_new(o, k, json_integer(v));
-			break;
-		}
-		case FT_INT: {
-			int v;
-			memcpy(&v, at, sizeof(v));
-			json_object_set_new(o, k, json_integer(v));
-			break;
-		}
-		case FT_U32: {
-			uint32_t v;
-			memcpy(&v, at, sizeof(v));
-			if (v != 0)
-				json_object_set_new(o, k, json_integer(v));
-			break;
-		}
-		case FT_U64: {
-			uint64_t v;
-			memcpy(&v, at, sizeof(v));
-			if (v != 0)
-				json_object_set_new(o, k, json_integer((json_int_t)v));
-			break;
-		}
-		case FT_DBL: {
-			double v;
-			memcpy(&v, at, sizeof(v));
-			put_num(o, k, v);
-			break;
-		}
-		case FT_STR: {
-			const char *v;
-			memcpy(&v, at, sizeof(v));
-			put_str(o, k, v);
-			break;
-		}
-		case FT_BOOL:
-			if (*(const bool *)at)
-				json_object_set_new(o, k, json_true());
-			break;
-		case FT_CHAR:
-			if (*at != 0)
-				json_object_set_new(o, k, json_integer(*at));
-			break;
-		case FT_LOC: {
-			struct rep_loc l;
-			memcpy(&l, at, sizeof(l));
-			if (rep_has_loc(&l))
-				json_object_set_new(o, k, loc_value(w, &l));
-			break;
-		}
-		default:
-			break;
+	switch (type) {
+	case FT_I64: {
+		int64_t v;
+		memcpy(&v, at, sizeof(v));
+		return v != REP_UNKNOWN ? json_integer(v) : NULL;
+	}
+	case FT_INT: {
+		int v;
+		memcpy(&v, at, sizeof(v));
+		return json_integer(v);
+	}
+	case FT_U32: {
+		uint32_t v;
+		memcpy(&v, at, sizeof(v));
+		return v != 0 ? json_integer(v) : NULL;
+	}
+	case FT_U64: {
+		uint64_t v;
+		memcpy(&v, at, sizeof(v));
+		return v != 0 ? json_integer((json_int_t)v) : NULL;
+	}
+	case FT_DBL: {
+		double v;
+		memcpy(&v, at, sizeof(v));
+		if (isnan(v))
+			return NULL;
+		return isinf(v) ? json_string(v > 0 ? "inf" : "-inf") : json_real(v);
+	}
+	case FT_STR: {
+		const char *v;
+		memcpy(&v, at, sizeof(v));
+		return v != NULL ? str_value(v) : NULL;
+	}
+	case FT_BOOL:
+		return *(const bool *)at ? json_true() : NULL;
+	case FT_CHAR:
+		return *at != 0 ? json_integer(*at) : NULL;
+	case FT_LOC: {
+		struct rep_loc l;
+		memcpy(&l, at, sizeof(l));
+		return rep_has_loc(&l) ? loc_value(w, &l) : NULL;
+	}
+	default:
+		return NULL;
+	}
+}
+
+/* Members from to to of table t of the record at base, each that holds
+ * a value, onto m as its index and its value. */
+static void put_range(struct wctx *w, json_t *m, const void *base, int t, size_t from, size_t to)
+{
+	const struct rep_fd *fd = rep_dg_tabs[t].fd;
+	for (size_t i = from; i < to; i++) {
+		json_t *v = field_value(w, (const char *)base + fd[i].off, fd[i].type);
+		if (v != NULL) {
+			json_array_append_new(m, json_integer((json_int_t)i));
+			json_array_append_new(m, v);
 		}
 	}
 }
 
-/* An array of n records of size sz, each with the members fd. */
+/* The members of table t of the record at base: [index, value, ...]. */
+static json_t *fields(struct wctx *w, const void *base, int t)
+{
+	json_t *m = json_array();
+	put_range(w, m, base, t, 0, rep_dg_tabs[t].n);
+	return m;
+}
+
+/* The same as member "m" of o (a record with more than its members). */
+static void put_fields(struct wctx *w, json_t *o, const void *base, int t)
+{
+	json_object_set_new(o, "m", fields(w, base, t));
+}
+
+/* An array of n records of size sz of table t, each its members. */
 static void put_records(struct wctx *w, json_t *o, const char *k, const void *v, size_t n,
-			size_t sz, const struct rep_fd *fd, size_t nfd)
+			size_t sz, int t)
 {
 	if (n == 0)
 		return;
 	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_object();
-		put_fields(w, e, (const char *)v + i * sz, fd, nfd);
-		json_array_append_new(a, e);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, fields(w, (const char *)v + i * sz, t));
 	json_object_set_new(o, k, a);
 }
 
@@ -329,7 +337,7 @@ static json_t *dump_value(struct wctx *w, const struct rep_dump *d, bool last)
 {
 	json_t *o = json_object();
 	w->unquoted = !last;
-	put_fields(w, o, d, rep_dg_dump, FD_N(rep_dg_dump));
+	put_fields(w, o, d, DG_DUMP);
 	w->unquoted = false;
 	if (d->frames != NULL)
 		json_object_set_new(o, "frames", json_integer(stack_index(w, d->frames, d->nframes)));
@@ -341,13 +349,13 @@ static json_t *dump_value(struct wctx *w, const struct rep_dump *d, bool last)
 static json_t *checkfacts_value(struct wctx *w, const struct rep_checkfacts *f)
 {
 	json_t *o = json_object();
-	put_fields(w, o, f, rep_dg_checkfacts, FD_N(rep_dg_checkfacts));
+	put_fields(w, o, f, DG_CHECKFACTS);
 	if (f->n > 0) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < f->n; i++) {
 			const struct rep_chkline *l = &f->lines[i];
 			json_t *e = json_object();
-			put_fields(w, e, l, rep_dg_chkline, FD_N(rep_dg_chkline));
+			put_fields(w, e, l, DG_CHKLINE);
 			if (l->ranks != NULL) {
 				json_t *r = json_array();
 				for (size_t k = 0; k < l->nranks; k++)
@@ -358,15 +366,14 @@ static json_t *checkfacts_value(struct wctx *w, const struct rep_checkfacts *f)
 		}
 		json_object_set_new(o, "lines", a);
 	}
-	put_records(w, o, "probs", f->probs, f->nprobs, sizeof(*f->probs), rep_dg_ibprob,
-		    FD_N(rep_dg_ibprob));
+	put_records(w, o, "probs", f->probs, f->nprobs, sizeof(*f->probs), DG_IBPROB);
 	return o;
 }
 
 static json_t *buildlock_value(struct wctx *w, const struct rep_buildlock *b)
 {
 	json_t *o = json_object();
-	put_fields(w, o, b, rep_dg_buildlock, FD_N(rep_dg_buildlock));
+	put_fields(w, o, b, DG_BUILDLOCK);
 	json_t *a = json_array();
 	for (size_t i = 0; i < b->nlocks; i++) {
 		json_t *e = json_object();
@@ -392,45 +399,35 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 	json_t *o = json_object();
 	w->file = p->file;
 	json_object_set_new(o, "file", json_integer(p->file));
-	put_fields(w, o, p, rep_dg_proc, FD_N(rep_dg_proc));
+	put_fields(w, o, p, DG_PROC);
 	json_t *ph = json_array();
 	for (int i = 0; i < HT_PHASE_COUNT; i++) {
-		json_t *e = json_object();
+		json_t *e = json_array();
 		/* Quoted: the begin of the current phase, the end of cuda_init. */
+		size_t n = rep_dg_tabs[DG_PHASE].n;
 		w->unquoted = i != p->cur_phase;
-		put_fields(w, e, &p->ph[i], rep_dg_phase, FD_N(rep_dg_phase) - 1);
+		put_range(w, e, &p->ph[i], DG_PHASE, 0, n - 1);
 		w->unquoted = i != HT_PHASE_CUDA_INIT;
-		put_fields(w, e, &p->ph[i], rep_dg_phase + FD_N(rep_dg_phase) - 1, 1);
+		put_range(w, e, &p->ph[i], DG_PHASE, n - 1, n);
 		w->unquoted = false;
 		json_array_append_new(ph, e);
 	}
 	json_object_set_new(o, "ph", ph);
 	json_t *ver = json_array();
-	for (int i = 0; i < REP_VER_COUNT; i++) {
-		json_t *e = json_object();
-		put_fields(w, e, &p->ver[i], rep_dg_version, FD_N(rep_dg_version));
-		json_array_append_new(ver, e);
-	}
+	for (int i = 0; i < REP_VER_COUNT; i++)
+		json_array_append_new(ver, fields(w, &p->ver[i], DG_VERSION));
 	json_object_set_new(o, "ver", ver);
-	put_records(w, o, "conn", p->conn, p->nconn, sizeof(*p->conn), rep_dg_connect,
-		    FD_N(rep_dg_connect));
-	put_records(w, o, "listen", p->listen, p->nlisten, sizeof(*p->listen), rep_dg_listen,
-		    FD_N(rep_dg_listen));
+	put_records(w, o, "conn", p->conn, p->nconn, sizeof(*p->conn), DG_CONNECT);
+	put_records(w, o, "listen", p->listen, p->nlisten, sizeof(*p->listen), DG_LISTEN);
 	put_records(w, o, "bind_fail", p->bind_fail, p->bind_fail != NULL, sizeof(*p->bind_fail),
-		    rep_dg_bindfail, FD_N(rep_dg_bindfail));
-	put_records(w, o, "store", p->store, p->store != NULL, sizeof(*p->store), rep_dg_store,
-		    FD_N(rep_dg_store));
-	put_records(w, o, "res", p->res, p->nres, sizeof(*p->res), rep_dg_resolve,
-		    FD_N(rep_dg_resolve));
-	put_records(w, o, "cerr", p->cerr, p->ncerr, sizeof(*p->cerr), rep_dg_cuda_err,
-		    FD_N(rep_dg_cuda_err));
-	put_records(w, o, "comms", p->comms, p->ncomms, sizeof(*p->comms), rep_dg_comm,
-		    FD_N(rep_dg_comm));
-	put_records(w, o, "ring", p->ring, p->nring, sizeof(*p->ring), rep_dg_coll,
-		    FD_N(rep_dg_coll));
+		    DG_BINDFAIL);
+	put_records(w, o, "store", p->store, p->store != NULL, sizeof(*p->store), DG_STORE);
+	put_records(w, o, "res", p->res, p->nres, sizeof(*p->res), DG_RESOLVE);
+	put_records(w, o, "cerr", p->cerr, p->ncerr, sizeof(*p->cerr), DG_CUDA_ERR);
+	put_records(w, o, "comms", p->comms, p->ncomms, sizeof(*p->comms), DG_COMM);
+	put_records(w, o, "ring", p->ring, p->nring, sizeof(*p->ring), DG_COLL);
 	w->unquoted = true;	/* (no rule quotes a call line) */
-	put_records(w, o, "calls", p->calls, p->ncalls, sizeof(*p->calls), rep_dg_call,
-		    FD_N(rep_dg_call));
+	put_records(w, o, "calls", p->calls, p->ncalls, sizeof(*p->calls), DG_CALL);
 	w->unquoted = false;
 	if (p->nwarns > 0) {
 		json_t *a = json_array();
@@ -463,6 +460,14 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	for (size_t i = 0; i < job->nfiles; i++)
 		json_array_append_new(files, str_value(job->files[i].name));
 	json_object_set_new(root, "files", files);
+	json_t *members = json_object();
+	for (int t = 0; t < DG_NTABLES; t++) {
+		json_t *names = json_array();
+		for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
+			json_array_append_new(names, json_string(rep_dg_tabs[t].fd[i].name));
+		json_object_set_new(members, rep_dg_tabs[t].name, names);
+	}
+	json_object_set_new(root, "members", members);
 	json_t *procs = json_array();
 	for (size_t i = 0; i < job->procs.n; i++)
 		json_array_append_new(procs, proc_value(&w, job->procs.v[i]));
