@@ -41,6 +41,7 @@ static struct rep_dgset *dgset(struct rep_job *job)
 		job->dg = calloc(1, sizeof(*job->dg));
 		if (job->dg == NULL)
 			abort();
+		ht_rep_intern_on(&job->dg->a);
 	}
 	return job->dg;
 }
@@ -50,7 +51,10 @@ void ht_rep_digest_prepare(struct rep_job *job)
 	dgset(job)->writing = true;
 }
 
-/* Adds one parsed digest: its files (their mem: its texts) and the doc. */
+static void take_doc(struct rep_job *job, struct rep_dgdoc *d, json_t *doc);
+
+/* Adds one parsed digest: its files (their mem: its texts), and reads its
+ * records, warnings and unknown event types. */
 static bool add_doc(struct rep_job *job, json_t *doc)
 {
 	const char *fmt = json_string_value(json_object_get(doc, "digest"));
@@ -69,7 +73,6 @@ static bool add_doc(struct rep_job *job, json_t *doc)
 	}
 	struct rep_dgdoc *d = &g->docs[g->n++];
 	memset(d, 0, sizeof(*d));
-	d->doc = doc;
 	d->ntexts = json_array_size(texts);
 	d->off = calloc(d->ntexts + 1, sizeof(*d->off));
 	d->len = calloc(d->ntexts + 1, sizeof(*d->len));
@@ -99,6 +102,7 @@ static bool add_doc(struct rep_job *job, json_t *doc)
 		job->files[job->nfiles - 1].digest = true;
 	}
 	json_object_del(doc, "texts");		/* in the pool now */
+	take_doc(job, d, doc);
 	return true;
 }
 
@@ -135,12 +139,11 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 		if (n == 0)
 			continue;
 		json_t *doc = json_loadb(s, n, 0, NULL);
-		if (doc != NULL && add_doc(job, doc)) {
+		if (doc != NULL && add_doc(job, doc))
 			added++;
-		} else {
-			json_decref(doc);
+		else
 			bad++;
-		}
+		json_decref(doc);
 	}
 	free(buf);
 	if (added == 0 && bad > 0)
@@ -178,6 +181,53 @@ static int cmp_file(const void *x, const void *y, void *arg)
 	return c != 0 ? c : i < k ? -1 : i > k;
 }
 
+/* The locations of the members of table t of the record at base, and
+ * of n such records, into the files' new places. */
+static void remap_locs(void *base, int t, const uint32_t *to, uint32_t nf)
+{
+	const struct rep_fd *fd = rep_dg_tabs[t].fd;
+	for (size_t i = 0; base != NULL && i < rep_dg_tabs[t].n; i++) {
+		if (fd[i].type != FT_LOC)
+			continue;
+		struct rep_loc l;
+		memcpy(&l, (char *)base + fd[i].off, sizeof(l));
+		if (l.file < nf) {
+			l.file = to[l.file];
+			memcpy((char *)base + fd[i].off, &l, sizeof(l));
+		}
+	}
+}
+
+static void remap_all(void *v, size_t n, size_t sz, int t, const uint32_t *to, uint32_t nf)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		remap_locs((char *)v + i * sz, t, to, nf);
+}
+
+/* A record read from a digest, into the files' new places. */
+static void remap_proc(struct rep_proc *p, const uint32_t *to, uint32_t nf)
+{
+	if (p->file < nf)
+		p->file = to[p->file];
+	remap_locs(p, DG_PROC, to, nf);
+	remap_all(p->ph, HT_PHASE_COUNT, sizeof(*p->ph), DG_PHASE, to, nf);
+	remap_all(p->ver, REP_VER_COUNT, sizeof(*p->ver), DG_VERSION, to, nf);
+	remap_all(p->conn, p->nconn, sizeof(*p->conn), DG_CONNECT, to, nf);
+	remap_all(p->listen, p->nlisten, sizeof(*p->listen), DG_LISTEN, to, nf);
+	remap_all(p->bind_fail, 1, sizeof(*p->bind_fail), DG_BINDFAIL, to, nf);
+	remap_all(p->store, 1, sizeof(*p->store), DG_STORE, to, nf);
+	remap_all(p->res, p->nres, sizeof(*p->res), DG_RESOLVE, to, nf);
+	remap_all(p->cerr, p->ncerr, sizeof(*p->cerr), DG_CUDA_ERR, to, nf);
+	remap_all(p->comms, p->ncomms, sizeof(*p->comms), DG_COMM, to, nf);
+	remap_all(p->calls, p->ncalls, sizeof(*p->calls), DG_CALL, to, nf);
+	remap_all(p->dumps, p->ndumps, sizeof(*p->dumps), DG_DUMP, to, nf);
+	if (p->chk != NULL) {
+		remap_locs(p->chk, DG_CHECKFACTS, to, nf);
+		remap_all(p->chk->lines, p->chk->n, sizeof(*p->chk->lines), DG_CHKLINE, to, nf);
+	}
+	remap_all(p->blk, 1, sizeof(*p->blk), DG_BUILDLOCK, to, nf);
+}
+
 void ht_rep__digest_order(struct rep_job *job)
 {
 	size_t n = job->nfiles;
@@ -195,14 +245,18 @@ void ht_rep__digest_order(struct rep_job *job)
 		to[ix[i]] = (uint32_t)i;
 	}
 	memcpy(job->files, f, n * sizeof(*f));
-	for (size_t d = 0; d < job->dg->n; d++)
-		for (uint32_t k = 0; k < job->dg->docs[d].nfiles; k++)
-			job->dg->docs[d].map[k] = to[job->dg->docs[d].map[k]];
-	/* Warnings about files made before this (none are, but the order
-	 * must not depend on it). */
-	for (size_t i = 0; i < job->nwarns; i++)
+	struct rep_dgset *g = job->dg;
+	for (size_t d = 0; d < g->n; d++)
+		for (uint32_t k = 0; k < g->docs[d].nfiles; k++)
+			g->docs[d].map[k] = to[g->docs[d].map[k]];
+	for (size_t i = 0; i < g->procs.n; i++)
+		remap_proc(g->procs.v[i], to, (uint32_t)n);
+	for (size_t i = 0; i < job->nwarns; i++)	/* the digests' */
 		if (job->warns[i].file < n)
 			job->warns[i].file = to[job->warns[i].file];
+	for (size_t i = 0; i < g->npend; i++)
+		if (g->pend[i].file < n)
+			g->pend[i].file = to[g->pend[i].file];
 	free(ix);
 	free(to);
 	free(f);
@@ -213,6 +267,7 @@ void ht_rep__digest_order(struct rep_job *job)
 struct dctx {
 	struct rep_job *job;
 	struct rep_dgdoc *d;
+	json_t *doc;
 	struct rep_arena *a;
 	uint32_t file;			/* the record's file, as the job has it */
 	const char ***stacks;		/* the digest's table of stacks, made once */
@@ -323,7 +378,7 @@ static void set_field(struct dctx *c, char *at, unsigned type, json_t *v)
  * index k names here (NULL: a member this reader does not know). */
 static void make_maps(struct dctx *c)
 {
-	json_t *members = json_object_get(c->d->doc, "members");
+	json_t *members = json_object_get(c->doc, "members");
 	for (int t = 0; t < DG_NTABLES; t++) {
 		json_t *names = json_object_get(members, rep_dg_tabs[t].name);
 		size_t n = json_array_size(names);
@@ -372,7 +427,7 @@ static void *get_records(struct dctx *c, json_t *o, const char *k, size_t *n, si
 
 static void make_stacks(struct dctx *c)
 {
-	json_t *st = json_object_get(c->d->doc, "stacks");
+	json_t *st = json_object_get(c->doc, "stacks");
 	c->nstacks = json_array_size(st);
 	c->stacks = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->stacks));
 	c->nstack = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->nstack));
@@ -496,58 +551,80 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	return p;
 }
 
+/* Adds unknown event type `type` (count lines, first at file:line) to
+ * the n of unk (room for cap). */
+static void add_unknown(struct rep_unknown *unk, size_t *n, size_t cap, const char *type,
+			uint32_t file, uint32_t line, size_t count)
+{
+	size_t j = 0;
+	while (j < *n && strcmp(unk[j].type, type) != 0)
+		j++;
+	if (j == *n && *n < cap) {
+		struct rep_unknown *u = &unk[(*n)++];
+		snprintf(u->type, sizeof(u->type), "%s", type);
+		u->file = file;
+		u->line = line;
+		u->count = count;
+	} else if (j < *n) {
+		unk[j].count += count;
+		if (file < unk[j].file || (file == unk[j].file && line < unk[j].line)) {
+			unk[j].file = file;
+			unk[j].line = line;
+		}
+	}
+}
+
+/* A digest's records, warnings and unknown types, read as it is added
+ * (its files are where they were added: ht_rep__digest_order moves them). */
+static void take_doc(struct rep_job *job, struct rep_dgdoc *d, json_t *doc)
+{
+	struct rep_dgset *g = job->dg;
+	struct dctx c = { .job = job, .d = d, .doc = doc, .a = &g->a };
+	make_stacks(&c);
+	make_maps(&c);
+	size_t k;
+	json_t *e;
+	json_array_foreach(json_object_get(doc, "procs"), k, e)
+		ht_rep_vec_push(&g->procs, get_proc(&c, e));
+	json_array_foreach(json_object_get(doc, "warnings"), k, e) {
+		const char *msg = json_string_value(json_array_get(e, 2));
+		char *m = msg != NULL ? strdup(msg) : NULL;
+		if (m != NULL)
+			ht_rep__warn_take(job, file_of(&c, json_integer_value(json_array_get(e, 0))),
+					  (uint32_t)json_integer_value(json_array_get(e, 1)), m);
+	}
+	json_array_foreach(json_object_get(doc, "unknown"), k, e) {
+		const char *type = json_string_value(json_array_get(e, 0));
+		if (type == NULL)
+			continue;
+		if (g->npend == g->cap_pend) {
+			g->cap_pend = g->cap_pend != 0 ? g->cap_pend * 2 : 16;
+			struct rep_unknown *u = realloc(g->pend, g->cap_pend * sizeof(*u));
+			if (u == NULL)
+				abort();
+			g->pend = u;
+		}
+		struct rep_unknown *u = &g->pend[g->npend++];
+		snprintf(u->type, sizeof(u->type), "%s", type);
+		u->file = file_of(&c, json_integer_value(json_array_get(e, 1)));
+		u->line = (uint32_t)json_integer_value(json_array_get(e, 2));
+		u->count = (size_t)json_integer_value(json_array_get(e, 3));
+	}
+	job->warns_dropped += (size_t)json_integer_value(json_object_get(doc, "warnings_dropped"));
+}
+
 void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *nunk, size_t cap)
 {
 	struct rep_dgset *g = job->dg;
-	struct rep_arena a = { 0 };
-	ht_rep_intern_on(&a);
-	for (size_t i = 0; i < g->n; i++) {
-		struct rep_dgdoc *d = &g->docs[i];
-		struct dctx c = { .job = job, .d = d, .a = &a };
-		make_stacks(&c);
-		make_maps(&c);
-		size_t k;
-		json_t *e;
-		json_array_foreach(json_object_get(d->doc, "procs"), k, e)
-			ht_rep_vec_push(&job->procs, get_proc(&c, e));
-		json_array_foreach(json_object_get(d->doc, "warnings"), k, e) {
-			const char *msg = json_string_value(json_array_get(e, 2));
-			char *m = msg != NULL ? strdup(msg) : NULL;
-			if (m != NULL)
-				ht_rep__warn_take(job, file_of(&c, json_integer_value(json_array_get(e, 0))),
-						  (uint32_t)json_integer_value(json_array_get(e, 1)), m);
-		}
-		json_array_foreach(json_object_get(d->doc, "unknown"), k, e) {
-			const char *type = json_string_value(json_array_get(e, 0));
-			uint32_t file = file_of(&c, json_integer_value(json_array_get(e, 1)));
-			uint32_t line = (uint32_t)json_integer_value(json_array_get(e, 2));
-			size_t count = (size_t)json_integer_value(json_array_get(e, 3));
-			if (type == NULL)
-				continue;
-			size_t j = 0;
-			while (j < *nunk && strcmp(unk[j].type, type) != 0)
-				j++;
-			if (j == *nunk && *nunk < cap) {
-				struct rep_unknown *u = &unk[(*nunk)++];
-				snprintf(u->type, sizeof(u->type), "%s", type);
-				u->file = file;
-				u->line = line;
-				u->count = count;
-			} else if (j < *nunk) {
-				unk[j].count += count;
-				if (file < unk[j].file || (file == unk[j].file && line < unk[j].line)) {
-					unk[j].file = file;
-					unk[j].line = line;
-				}
-			}
-		}
-		job->warns_dropped += (size_t)json_integer_value(json_object_get(d->doc,
-										 "warnings_dropped"));
-		json_decref(d->doc);
-		d->doc = NULL;
-	}
-	ht_rep_intern_off(&a);
-	ht_rep_arena_take(&job->a, &a);
+	for (size_t i = 0; i < g->procs.n; i++)
+		ht_rep_vec_push(&job->procs, g->procs.v[i]);
+	g->procs.n = 0;
+	for (size_t i = 0; i < g->npend; i++)
+		add_unknown(unk, nunk, cap, g->pend[i].type, g->pend[i].file, g->pend[i].line,
+			    g->pend[i].count);
+	g->npend = 0;
+	ht_rep_intern_off(&g->a);
+	ht_rep_arena_take(&job->a, &g->a);
 }
 
 void ht_rep__digest_free(struct rep_job *job)
@@ -556,13 +633,16 @@ void ht_rep__digest_free(struct rep_job *job)
 	if (g == NULL)
 		return;
 	for (size_t i = 0; i < g->n; i++) {
-		json_decref(g->docs[i].doc);
 		free(g->docs[i].map);
 		free(g->docs[i].pool);
 		free(g->docs[i].off);
 		free(g->docs[i].len);
 	}
 	free(g->docs);
+	free(g->pend);
+	ht_rep_vec_free(&g->procs);
+	ht_rep_intern_off(&g->a);
+	ht_rep_arena_free(&g->a);
 	free(g);
 	job->dg = NULL;
 }

@@ -18,12 +18,12 @@ struct rep_unknown {
 	size_t count;
 };
 
-/* The digests given (digest_read.c): each parsed document, the indices in
- * job->files of its files, and its quoted lines (a buffer its files' mem
- * points into, kept with the job), until ht_rep_read takes their records. */
+/* The digests given (digest_read.c): each one's files (the indices in
+ * job->files) and quoted lines (a buffer its files' mem points into, kept
+ * with the job); the records, warnings and unknown event types read from
+ * them, until ht_rep_read takes them. */
 struct rep_dgdoc {
-	json_t *doc;
-	uint32_t *map;			/* its file k is job->files[map[k]] */
+	uint32_t *map;			/* its file k is job->files[map[k]] (as added) */
 	uint32_t nfiles;
 	char *pool;			/* its texts, one after the other */
 	size_t poollen;
@@ -34,6 +34,10 @@ struct rep_dgdoc {
 struct rep_dgset {
 	struct rep_dgdoc *docs;
 	size_t n, cap;
+	struct rep_arena a;		/* the records read (strings kept once) */
+	struct rep_vec procs;
+	struct rep_unknown *pend;	/* unknown event types of the digests */
+	size_t npend, cap_pend;
 	bool writing;			/* read for a digest: unknown types kept below */
 	struct rep_unknown unk[64];	/* then: the unknown event types counted */
 	size_t nunk;
