@@ -9,7 +9,8 @@
 # digests merged into one (`hangtrace digest` of digests) is compared with
 # the report over the fixture's folder: the text, --json and --brief (its
 # last line names the inputs: compared without them) byte for byte, the
-# warnings on stderr and the exit status. A trace cut short in its last
+# warnings on stderr and the exit status; and the page (--html) and the
+# timeline (--chrome-trace) over the concatenated digests. A trace cut short in its last
 # line gives the same warning through a digest.
 # limit: 300
 . "$(dirname "$0")/../lib.sh"
@@ -29,6 +30,10 @@ report() {
 
 same_as_raw() {  # RAW DIG: the same output, warnings and status
 	cmp -s "$1.out" "$2.out" && cmp -s "$1.err" "$2.err" && cmp -s "$1.rc" "$2.rc"
+}
+
+same_file() {  # A B: the same bytes, or neither written (nothing to report)
+	if [ -e "$1" ] || [ -e "$2" ]; then cmp -s "$1" "$2"; fi
 }
 
 files_of() {  # DIR HOST: the trace files of HOST in DIR
@@ -77,6 +82,10 @@ for d in "$F"/*/; do
 		report "$mode" "$o/merged.$m" "$o/merged.dg"
 		same_as_raw "$o/raw.$m" "$o/merged.$m" || why="$why $m(merged)"
 	done
+	"$HT" report --html "$o/raw.html" --chrome-trace "$o/raw.trace" "$d" >/dev/null 2>&1
+	"$HT" report --html "$o/dg.html" --chrome-trace "$o/dg.trace" "$o/all.dg" >/dev/null 2>&1
+	same_file "$o/raw.html" "$o/dg.html" || why="$why html"
+	same_file "$o/raw.trace" "$o/dg.trace" || why="$why chrome-trace"
 	if [ $ok = 1 ] && [ -z "$why" ]; then
 		identical=$((identical + 1))
 	else
@@ -112,4 +121,9 @@ printf '{"digest":"hangtrace-digest/9"}\n' >"$T/other.dg"
 "$HT" report "$T/other.dg" >/dev/null 2>"$T/other.err"
 check "a digest of another format: exit 2" test $? = 2
 check "a digest of another format: said so" grep -q "not a digest of format hangtrace-digest/1" "$T/other.err"
+"$HT" digest "$T/nowhere" >/dev/null 2>&1
+check "hangtrace digest of nothing: exit 2" test $? = 2
+"$HT" digest -o "$T/nowhere/x.dg" "$F/healthy" 2>"$T/o.err"
+check "hangtrace digest into a folder that does not exist: exit 2, said so" \
+	sh -c "test $? = 2 && grep -q 'nowhere/x.dg' '$T/o.err'"
 finish
