@@ -5,8 +5,12 @@
 # scratch folder, the daemons ended by pid), then `srun -n 4 hangtrace
 # check` passes on every rank, and `srun -n 4 hangtrace run -- <a PyTorch
 # job>` whose rank 3 never starts its program is cancelled (scancel: the
-# job's SIGTERM), dumped, and reported with missing_rank first. SKIP with
-# the reason when the cluster cannot start.
+# job's SIGTERM), dumped, and reported with missing_rank first. Each task
+# writes to a folder of its own, as a node's local disk would hold them
+# (issue 24); `srun hangtrace digest` gathers them through its standard
+# output, and the report over the digests says what the report over the
+# folders says, byte for byte. SKIP with the reason when the cluster
+# cannot start.
 # limit: 240
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../net/ranks.shlib"
@@ -110,7 +114,7 @@ if "$PY" -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev
 	srun -n 4 --job-name=ht-hang$$ sh -c '
 		if [ "$SLURM_PROCID" = 3 ]; then exec sleep 600; fi
 		exec env RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS MASTER_ADDR=127.0.0.1 \
-			MASTER_PORT='"$P"' STORE_TIMEOUT=300 "$0" run --dir "$1" --timeout 4 -- \
+			MASTER_PORT='"$P"' STORE_TIMEOUT=300 "$0" run --dir "$1/node$SLURM_PROCID" --timeout 4 -- \
 			"$2" "$3" ok' "$HT" "$T/job" "$PY" "$NET/torch_rank.py" >"$T/job.out" 2>&1 &
 	SRUN=$!
 	SPAWNED="$SPAWNED $SRUN"
@@ -130,7 +134,7 @@ if "$PY" -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev
 	scancel "$JOBID"
 	for i in $(seq 1 40); do alive "$SRUN" || break; sleep 0.5; done
 	JOBID=""
-	"$HT" report --json "$T/job" >"$T/job.json" 2>"$T/job.err"
+	"$HT" report --json "$T/job"/node* >"$T/job.json" 2>"$T/job.err"
 	check srun_job_missing_rank_first "$PY" -c "
 import json
 r = json.load(open('$T/job.json'))
@@ -141,6 +145,17 @@ assert e is None or e.get('how') == 'killed', e
 "
 	check srun_job_sigterm_dumps tq "$T/job" "sorted(p.rank for p in procs if
 		[e for e in p.evs('stall') if e['reason'] == 'sigterm']) == [0, 1, 2]"
+	# Each task digests its own folder; rank 3's has none (its task
+	# never started the program): that task says so and fails, the
+	# others' digests come through srun's standard output.
+	timeout 60 srun -n 4 sh -c 'exec "$0" digest "$1/node$SLURM_PROCID"' "$HT" "$T/job" \
+		>"$T/job.digests" 2>"$T/digest.err"
+	check srun_digest_three_lines test "$(grep -c '^{"digest":' "$T/job.digests")" = 3
+	"$HT" report --json "$T/job.digests" >"$T/dg.json" 2>"$T/dg.err"
+	check srun_digest_report_same_json cmp -s "$T/job.json" "$T/dg.json"
+	"$HT" report "$T/job"/node* >"$T/job.txt" 2>&1
+	"$HT" report "$T/job.digests" >"$T/dg.txt" 2>&1
+	check srun_digest_report_same_text cmp -s "$T/job.txt" "$T/dg.txt"
 else
 	skip slurm_job "python3-torch with gloo is not importable by $PY"
 fi
