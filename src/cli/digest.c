@@ -3,7 +3,8 @@
  * digest.c: `hangtrace digest DIR... [-o FILE]` (SPEC section 1): reads
  * the traces of one node (or of any set of ranks, or other digests) as the
  * report reads them and writes what it found as one digest, one JSON line
- * (read/digest_write.c, doc/trace-format.md "Digests"), to stdout or FILE.
+ * (read/digest_write.c, doc/trace-format.md "Digests"), to stdout or FILE;
+ * under a launcher onto a pipe or a pty, in part lines (read/digest.h).
  * `hangtrace report` over digests, alone or mixed with folders, says what
  * it says over the traces themselves. Digests given as input are merged:
  * one digest out.
@@ -11,13 +12,118 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "report.h"
+
+/* Under a launcher (mpirun, srun), whose forwarding of the tasks' standard
+ * output (a pty or a pipe) cuts long lines of several tasks into each
+ * other: the digest goes in parts (read/digest.h). Not into a file. */
+static bool in_parts(void)
+{
+	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+						 "SLURM_PROCID" };
+	struct stat st;
+	bool launched = false;
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++)
+		launched |= getenv(rank_vars[i]) != NULL;
+	return launched && fstat(STDOUT_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* Gives the launcher time to read a part line before the next: a pty's
+ * output queue says nothing of what mpirun's daemon has read (and a
+ * pipe's unread bytes only where one is used), so each part line is
+ * followed by a pause of 2 ms; a read of the launcher then holds one part
+ * line, forwarded whole, between other ranks' lines. A digest that still
+ * comes through cut is named by the report (how many parts it has). */
+static void drained(void)
+{
+	struct stat st;
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode)) {
+		for (int i = 0; i < 20000; i++) {
+			int n = 0;
+			if (ioctl(STDOUT_FILENO, FIONREAD, &n) != 0 || n == 0)
+				break;
+			usleep(100);
+		}
+	}
+	usleep(2000);
+}
+
+#define PART_LINE 900	/* bytes of a part's data as written (escaped): under a pty's read */
+
+/* The end of the part that starts at at: as much text as escapes into
+ * PART_LINE bytes, cut between UTF-8 characters. */
+static size_t part_end(const char *text, size_t len, size_t at)
+{
+	size_t k = at, out = 0;
+	while (k < len) {
+		unsigned char c = (unsigned char)text[k];
+		size_t w = c == '"' || c == '\\' ? 2 : c < 0x20 ? 6 : 1;
+		if (out + w > PART_LINE && k > at)
+			break;
+		out += w;
+		k++;
+	}
+	while (k < len && k > at + 1 && ((unsigned char)text[k] & 0xC0) == 0x80)
+		k--;
+	return k;
+}
+
+static int write_parts(struct rep_job *job)
+{
+	char *text = NULL, host[256], id[320];
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (m == NULL)
+		return -1;
+	int rc = ht_rep_digest_write(job, m);
+	if (fclose(m) != 0 || rc != 0) {
+		free(text);
+		return -1;
+	}
+	while (len > 0 && text[len - 1] == '\n')
+		len--;
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "unknown");
+	host[sizeof(host) - 1] = '\0';
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(id, sizeof(id), "%s.%d.%lld%09ld", host, (int)getpid(), (long long)ts.tv_sec,
+		 ts.tv_nsec);
+	size_t cuts = 0;
+	for (size_t at = 0; at < len; cuts++)
+		at = part_end(text, len, at);
+	size_t at = 0;
+	for (size_t i = 0; i < cuts && rc == 0; i++) {
+		size_t k = part_end(text, len, at);
+		json_t *o = json_pack("{s:s,s:I,s:I,s:s%}", "digest_part", id, "i", (json_int_t)i,
+				      "n", (json_int_t)cuts, "data", text + at, k - at);
+		char *line = o != NULL ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(o);
+		if (line == NULL) {
+			rc = -1;
+			break;
+		}
+		size_t n = strlen(line);
+		line[n++] = '\n';	/* json_dumps' NUL: room for the newline */
+		drained();
+		if (write(STDOUT_FILENO, line, n) != (ssize_t)n)
+			rc = -1;
+		free(line);
+		at = k;
+	}
+	free(text);
+	return rc;
+}
 
 static const char usage[] =
 	"NAME\n"
@@ -37,6 +143,10 @@ static const char usage[] =
 	"\n"
 	"        srun --ntasks-per-node=1 hangtrace digest $TMPDIR/ht-$SLURM_JOB_ID > job.digests\n"
 	"        hangtrace report job.digests\n"
+	"\n"
+	"    Under a launcher (srun, mpirun: a rank variable set) onto a pipe or a pty,\n"
+	"    whose forwarding cuts long lines of several tasks into each other, the\n"
+	"    line goes in parts of under 1 KB, 2 ms apart; the report joins them.\n"
 	"\n"
 	"OPTIONS\n"
 	"    -o FILE       write the digest to FILE (default: standard output)\n"
@@ -99,6 +209,13 @@ int ht_digest_main(int argc, char **argv)
 		return HT_EXIT_USAGE;
 	}
 	ht_rep_read(&job);
+	if (out == NULL && in_parts()) {
+		int prc = write_parts(&job);
+		ht_rep_job_free(&job);
+		if (prc != 0)
+			warn("standard output: could not write the digest");
+		return prc != 0 ? HT_EXIT_USAGE : HT_EXIT_OK;
+	}
 	FILE *f = out != NULL ? fopen(out, "w") : stdout;
 	if (f == NULL) {
 		warn("%s", out);

@@ -113,6 +113,26 @@ check "a cut last line: warned raw" grep -q 'n1.4001.jsonl:[0-9]*: truncated las
 check "a cut last line: the same warnings and report through a digest" \
 	same_as_raw "$T/cut.raw" "$T/cut.dg"
 
+# Under a launcher onto a pipe, a digest goes in parts: in any order, the
+# report joins them; a part lost is said, naming the digest.
+SLURM_PROCID=0 "$HT" digest "$F/missing_rank" | cat >"$T/parts.dg"
+check "under a launcher, onto a pipe: part lines of under 1 KB" "$PY" -c "
+import json, sys
+ls = open('$T/parts.dg').read().splitlines()
+ok = len(ls) > 1 and all(len(l) < 1024 and json.loads(l)['n'] == len(ls) for l in ls)
+sys.exit(not ok)"
+"$PY" -c "
+import random
+ls = open('$T/parts.dg').read().splitlines(True)
+random.Random(7).shuffle(ls)
+open('$T/shuffled.dg', 'w').writelines(ls)
+open('$T/lost.dg', 'w').writelines(ls[1:])"
+report --json "$T/raw.parts" "$F/missing_rank"
+report --json "$T/shuffled" "$T/shuffled.dg"
+check "parts in another order: the report of the folder" same_as_raw "$T/raw.parts" "$T/shuffled"
+"$HT" report "$T/lost.dg" >/dev/null 2>"$T/lost.err"
+check "a part lost: said, with how many came" grep -q "lost.dg: digest .*: [0-9]* of its [0-9]* parts, not read" "$T/lost.err"
+
 # What is not a digest is said so; a digest is one JSON line of its format.
 check "a digest is one line" test "$(wc -l <"$T/missing_rank/all.dg")" = 1
 check "a digest names its format first" \

@@ -21,6 +21,11 @@
 #include "reader.h"
 
 #define HT_DIGEST_PREFIX "{\"digest\":"
+/* A digest cut in parts, one line each (cli/digest.c under mpirun, whose
+ * output forwarding cuts long lines of several ranks into each other):
+ * {"digest_part":ID,"i":K,"n":N,"data":TEXT}, TEXT the K-th piece (from 0)
+ * of the digest's line; the reader joins the N pieces of an ID. */
+#define HT_DIGEST_PART_PREFIX "{\"digest_part\":"
 
 /* A quoted line's member value longer than this is cut (and closed, so the
  * line still reads as members): evidence quotes at most 320 bytes of a line. */

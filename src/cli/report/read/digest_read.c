@@ -9,6 +9,7 @@
  * made them, and its quoted lines are the mem of its files, so evidence
  * quotes them as from the files themselves.
  */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -30,9 +31,86 @@ bool ht_rep_is_digest(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = read(fd, head, sizeof(head));
+	char part[sizeof(HT_DIGEST_PART_PREFIX) - 1];
+	ssize_t n = read(fd, part, sizeof(part));
 	close(fd);
-	return n == (ssize_t)sizeof(head) && memcmp(head, HT_DIGEST_PREFIX, sizeof(head)) == 0;
+	memcpy(head, part, sizeof(head));
+	return (n >= (ssize_t)sizeof(head) && memcmp(head, HT_DIGEST_PREFIX, sizeof(head)) == 0) ||
+	       (n == (ssize_t)sizeof(part) && memcmp(part, HT_DIGEST_PART_PREFIX, sizeof(part)) == 0);
+}
+
+/* ---- digests in parts ----------------------------------------------------------------- */
+
+struct part_set {
+	char *id;
+	size_t n, have;
+	char **data;		/* malloc'd pieces, NULL until seen */
+	size_t *len;
+};
+
+struct parts {
+	struct part_set *v;
+	size_t n;
+};
+
+/* Keeps one part line; returns the digest's whole text (malloc'd, *len)
+ * once its last piece is in, else NULL. false in *ok: not a part line. */
+static char *part_line(struct parts *ps, const char *s, size_t n, size_t *len, bool *ok)
+{
+	json_t *o = json_loadb(s, n, 0, NULL);
+	const char *id = json_string_value(json_object_get(o, "digest_part"));
+	json_t *jd = json_object_get(o, "data");
+	json_int_t i = json_integer_value(json_object_get(o, "i"));
+	json_int_t total = json_integer_value(json_object_get(o, "n"));
+	*ok = id != NULL && json_is_string(jd) && total > 0 && total < (1 << 24) && i >= 0 && i < total;
+	if (!*ok) {
+		json_decref(o);
+		return NULL;
+	}
+	struct part_set *p = NULL;
+	for (size_t k = 0; k < ps->n && p == NULL; k++)
+		if (strcmp(ps->v[k].id, id) == 0)
+			p = &ps->v[k];
+	if (p == NULL) {
+		struct part_set *v = realloc(ps->v, (ps->n + 1) * sizeof(*v));
+		if (v == NULL)
+			abort();
+		ps->v = v;
+		p = &v[ps->n++];
+		p->id = strdup(id);
+		p->n = (size_t)total;
+		p->have = 0;
+		p->data = calloc(p->n, sizeof(*p->data));
+		p->len = calloc(p->n, sizeof(*p->len));
+		if (p->id == NULL || p->data == NULL || p->len == NULL)
+			abort();
+	}
+	if ((size_t)total != p->n || p->data[i] != NULL) {
+		json_decref(o);
+		return NULL;		/* a piece twice, or of another cut: the first kept */
+	}
+	p->len[i] = json_string_length(jd);
+	p->data[i] = malloc(p->len[i] + 1);
+	if (p->data[i] == NULL)
+		abort();
+	memcpy(p->data[i], json_string_value(jd), p->len[i]);
+	json_decref(o);
+	if (++p->have < p->n)
+		return NULL;
+	size_t all = 0;
+	for (size_t k = 0; k < p->n; k++)
+		all += p->len[k];
+	char *text = malloc(all + 1);
+	if (text == NULL)
+		abort();
+	*len = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		memcpy(text + *len, p->data[k], p->len[k]);
+		*len += p->len[k];
+		free(p->data[k]);
+		p->data[k] = NULL;
+	}
+	return text;
 }
 
 static struct rep_dgset *dgset(struct rep_job *job)
@@ -132,19 +210,47 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 	}
 	close(fd);
 	int added = 0, bad = 0;
+	struct parts ps = { 0 };
 	for (size_t off = 0; off < got;) {
 		const char *s = buf + off, *nl = memchr(s, '\n', got - off);
 		size_t n = nl != NULL ? (size_t)(nl - s) : got - off;
 		off += n + (nl != NULL);
 		if (n == 0)
 			continue;
+		char *whole = NULL;
+		size_t wlen = 0;
+		if (n >= sizeof(HT_DIGEST_PART_PREFIX) - 1 &&
+		    memcmp(s, HT_DIGEST_PART_PREFIX, sizeof(HT_DIGEST_PART_PREFIX) - 1) == 0) {
+			bool ok;
+			whole = part_line(&ps, s, n, &wlen, &ok);
+			if (!ok)
+				bad++;
+			if (whole == NULL)
+				continue;
+			s = whole;
+			n = wlen;
+		}
 		json_t *doc = json_loadb(s, n, 0, NULL);
 		if (doc != NULL && add_doc(job, doc))
 			added++;
 		else
 			bad++;
 		json_decref(doc);
+		free(whole);
 	}
+	for (size_t k = 0; k < ps.n; k++) {
+		if (ps.v[k].have < ps.v[k].n) {
+			warnx("%s: digest %s: %zu of its %zu parts, not read", path, ps.v[k].id,
+			      ps.v[k].have, ps.v[k].n);
+			bad++;
+		}
+		for (size_t i = 0; i < ps.v[k].n; i++)
+			free(ps.v[k].data[i]);
+		free(ps.v[k].data);
+		free(ps.v[k].len);
+		free(ps.v[k].id);
+	}
+	free(ps.v);
 	free(buf);
 	if (added == 0 && bad > 0)
 		return -EINVAL;
