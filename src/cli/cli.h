@@ -21,6 +21,9 @@ int ht_watch_main(int argc, char **argv);
 /* The default trace folder for this environment, as the library computes
  * it ("./hangtrace.<job>"), made absolute. */
 void ht_cli_default_dir(char *out, size_t cap);
+/* --threads N of report and digest: 1 to 64 into *out; false (said on
+ * stderr) otherwise. */
+bool ht_cli_threads(const char *arg, int *out);
 
 /* The library beside this program, made absolute into out[cap]: in its
  * folder (build/ of the tree), ../lib (make install; the wheel's

@@ -181,11 +181,8 @@ int ht_digest_main(int argc, char **argv)
 			out = optarg;
 			break;
 		case OPT_THREADS:
-			threads = atoi(optarg);
-			if (threads < 1 || threads > 64) {
-				warnx("--threads takes 1 to 64, not '%s'", optarg);
+			if (!ht_cli_threads(optarg, &threads))
 				return HT_EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			fputs(usage, stdout);

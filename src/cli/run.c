@@ -33,6 +33,18 @@ void ht_cli_default_dir(char *out, size_t cap)
 	snprintf(out, cap, "%s/hangtrace.%s", cwd, id.job[0] != '\0' ? id.job : "local");
 }
 
+bool ht_cli_threads(const char *arg, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (*end != '\0' || end == arg || v < 1 || v > 64) {
+		warnx("--threads takes 1 to 64, not '%s'", arg);
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
 bool ht_cli_find_library(char *out, size_t cap)
 {
 	char self[PATH_MAX];

@@ -233,11 +233,8 @@ int ht_report_main(int argc, char **argv)
 			colour = optarg;
 			break;
 		case OPT_THREADS:
-			threads = atoi(optarg);
-			if (threads < 1 || threads > 64) {
-				warnx("--threads takes 1 to 64, not '%s'", optarg);
+			if (!ht_cli_threads(optarg, &threads))
 				return HT_EXIT_USAGE;
-			}
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -194,20 +194,13 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 			close(fd);
 		return -e;
 	}
-	size_t size = (size_t)st.st_size, got = 0;
+	size_t size = (size_t)st.st_size;
 	char *buf = malloc(size + 1);
 	if (buf == NULL) {
 		close(fd);
 		return -ENOMEM;
 	}
-	while (got < size) {
-		ssize_t r = read(fd, buf + got, size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	size_t got = ht_rep__read_fd(fd, buf, size);
 	close(fd);
 	int added = 0, bad = 0;
 	struct parts ps = { 0 };

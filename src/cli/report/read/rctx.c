@@ -5,10 +5,12 @@
  * buffer; jansson's scratch memory of each reading thread. reader.c drives
  * the reading; parse*.c, dumps.c, lines.c and members.c use these.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "reader.h"
 
@@ -170,4 +172,18 @@ void ht_rep__scratch_end(void)
 	scratch_on = false;
 	free(scratch);
 	scratch = NULL;
+}
+
+size_t ht_rep__read_fd(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+	while (got < size) {
+		ssize_t r = read(fd, buf + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
 }

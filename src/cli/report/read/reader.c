@@ -365,15 +365,7 @@ static void read_file(struct rep_rctx *c, uint32_t idx)
 		c->iobuf = nb;
 		c->iocap = size;
 	}
-	size_t got = 0;
-	while (got < size) {
-		ssize_t r = read(fd, c->iobuf + got, size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	size_t got = ht_rep__read_fd(fd, c->iobuf, size);
 	close(fd);
 	c->buf = c->iobuf;
 	c->len = got;		/* a file still being written: what is there */

@@ -137,6 +137,8 @@ struct rep_rctx {
  * 20 per file (the rest counted in c->file_warns) and 1000 per thread. */
 void ht_rep__warn(struct rep_rctx *c, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Reads up to size bytes of fd into buf (EINTR retried); what it got. */
+size_t ht_rep__read_fd(int fd, char *buf, size_t size);
 /* Moves a reading thread's warning (msg, malloc'd) to the job's. */
 void ht_rep__warn_take(struct rep_job *job, uint32_t file, uint32_t line, char *msg);
 /* The one warning past the per-file cap: fmt with how many were left out. */
