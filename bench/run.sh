@@ -22,6 +22,8 @@ echo "== hooked calls: cost and heap allocations once warm (budget: connect 1 us
 "$root/bench/hooks.sh"
 echo "== hangtrace report over a stalled job's traces (budget 3 s and 1 GiB at 16,384 ranks)"
 "$root/bench/report_scale.sh"
+echo "== hangtrace digest: a node's folder, its size, and the report over every node's digest (budgets 0.2 s, 1/20)"
+"$root/bench/digest_scale.sh"
 echo "== hangtrace check over 8 ranks on one host, all passing (budget 3 s)"
 "$root/bench/check.sh"
 echo "== CPU of the watchdog of a process that is not stalled (budget 0.1% of one core)"
