@@ -140,6 +140,13 @@ static void activate_locked(enum ht_reason why)
 	if (!atfork_registered && pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
 		atfork_registered = true;
 	ht_families_activate();
+	/* The unwinder is loaded (its files opened) here, in the activating
+	 * thread, not in the watchdog thread beside the application: a shell
+	 * that moves its own descriptors (dash's `>&2`: close(1), then
+	 * dup2(2, 1)) would see our open take the number in between and fail
+	 * with EBUSY (tests/trust/invisible.sh, 3 runs in 300). */
+	if (why != HT_REASON_FORK)
+		ht_unwind_prepare();
 	int wrc = why != HT_REASON_FORK ? ht_watchdog_start() : 0;
 	if (wrc < 0)
 		ht_watchdog_not_started(-wrc);

@@ -401,8 +401,9 @@ static void *main_loop(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
 	ht_tls.depth = 1;	/* our own calls never run hook logic */
 	ht_tls.tid = (pid_t)syscall(SYS_gettid);
-	/* Loaded here, off the application's threads, so that a dump from a
-	 * signal handler (a forked child has no watchdog) finds it ready. */
+	/* Loaded at activation (lifecycle.c); here only when it was not, so
+	 * that a dump from a signal handler (a forked child has no watchdog)
+	 * finds it ready. */
 	ht_unwind_prepare();
 	ht_py_prepare();
 	episode_begin(&e, 0);
