@@ -51,15 +51,17 @@ if ! unshare -n sh -c 'ip link set lo up && sysctl -qw net.ipv4.ip_local_port_ra
 	finish
 fi
 
-# Rank 0 comes 3 s late, as ranks do: the others find its key already
-# there (the dead run's) and do not wait for the new one.
+# Rank 0 comes late, as ranks do: the others find its key already there
+# (the dead run's) and do not wait for the new one. It starts once another
+# rank has read the store (its trace's store line; go_when below), so a
+# loaded machine cannot let it come first.
 forms=""
 env_form() {
 	local c=$1 py=$2 r
 	leave_store "$py" "$T/$c.store" 2
 	for r in 0 1; do
 		WS=2 rank "$c" "$r" INIT_METHOD="file://$T/$c.store" STORE_TIMEOUT=30 -- \
-			"$py" "$TJ" sleep_on 0 3 init barrier
+			"$py" "$TJ" wait_on 0 "$T/$c.go" init barrier
 		WS=2 rank "${c}new" "$r" INIT_METHOD="file://$T/${c}new.store" STORE_TIMEOUT=30 -- \
 			"$py" "$TJ" sleep_on 0 3 ok
 	done
@@ -77,12 +79,19 @@ if [ -x "$VPY" ] && "$VPY" -c 'import torch.distributed as d; assert d.is_gloo_a
 	launch trun 0 env INIT_METHOD="file://$T/trun.store" STORE_TIMEOUT=30 $(htrun trun) \
 		"$(dirname "$VPY")/torchrun" --nproc-per-node 4 --master-addr 127.0.0.1 \
 		--master-port "$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')" \
-		"$TJ" sleep_on 0 3 init barrier
+		"$TJ" wait_on 0 "$T/trun.go" init barrier
 	forms="$forms trun"
 else
 	skip "torch from PyPI: a stale file store" "no $VPY with gloo (scripts/torch-venv.sh)"
 fi
 [ -n "$forms" ] || finish
+# go_when C: rank 0 of C may start once a rank has locked the store, and a
+# second more has passed (its read of rank 0's key).
+for c in $forms; do
+	settle_tq 60 "$c" "any(p.ev('store') for p in procs if p.rank != 0)"
+	sleep 1
+	touch "$T/$c.go"
+done
 
 # stale_expect NAME C RANKS: stale_store leads, naming the ranks that read
 # the store (RANKS, a Python expression on set(v0['ranks'])), the file, its

@@ -11,6 +11,7 @@ MODE word is a step, in order:
   sleep SECS      sleep SECS seconds (not in a barrier: a rank that never
                   reaches it)
   sleep_on R SECS sleep SECS seconds on rank R only (a rank that comes late)
+  wait_on R PATH  on rank R only, wait (at most 120 s) until PATH exists
   barrier         dist.barrier()
   monitored SECS  dist.monitored_barrier(timeout=SECS)
   helper          run `which hipcc | xargs readlink -f` (exits 1 where
@@ -75,6 +76,11 @@ def main():
             r, secs = int(args.pop(0)), float(args.pop(0))
             if r == rank:
                 time.sleep(secs)
+        elif step == "wait_on":
+            r, path = int(args.pop(0)), args.pop(0)
+            end = time.monotonic() + 120
+            while r == rank and not os.path.exists(path) and time.monotonic() < end:
+                time.sleep(0.05)
         elif step == "barrier":
             dist.barrier()
         elif step == "monitored":
