@@ -35,19 +35,12 @@
 #define MAX_STORES 4
 #define MAX_CALLERS 8
 
-/* Files already written about, by the hash of their path. */
+/* Files already written about, by device and inode (FileStore locks its
+ * file around every read and write: one fstat each, no readlink). */
 static _Atomic uint64_t seen[MAX_STORES];
 /* Return addresses already classified: the address, and whether it lies
  * in libtorch or libc10 (bit 0 of the stored value). */
 static _Atomic uintptr_t callers[MAX_CALLERS];
-
-static uint64_t path_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h | 1;
-}
 
 static bool from_torch_lib(const char *name)
 {
@@ -78,11 +71,11 @@ static bool torch_caller(uintptr_t ret)
 	return yes;
 }
 
-/* Claims path's slot; false when it was written about already (or the
+/* Claims the file's slot; false when it was written about already (or the
  * table is full). */
-static bool first_time(const char *path)
+static bool first_time(const struct stat *st)
 {
-	uint64_t h = path_hash(path);
+	uint64_t h = ((uint64_t)st->st_dev * 0x9E3779B97F4A7C15ull ^ (uint64_t)st->st_ino) | 1;
 	for (int i = 0; i < MAX_STORES; i++) {
 		uint64_t expect = 0;
 		if (atomic_compare_exchange_strong(&seen[i], &expect, h))
@@ -99,15 +92,13 @@ static __attribute__((noinline)) void store_locked(int fd, uintptr_t ret)
 	struct stat st;
 	struct ht_jw w;
 
-	if (!torch_caller(ret))
+	if (!torch_caller(ret) || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !first_time(&st))
 		return;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || path[0] != '/' || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (n <= 0 || path[0] != '/')
 		return;
 	path[n] = '\0';
-	if (!first_time(path))
-		return;
 	ht_ev_begin(&w, buf, sizeof(buf), HT_EV_STORE);
 	ht_jw_str(&w, "kind", "file");
 	ht_jw_str(&w, "path", path);
