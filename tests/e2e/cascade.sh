@@ -17,10 +17,6 @@ TMO=3
 TJ=$ROOT/tests/e2e/torch_job.py
 VPY=$B/venv-torch/bin/python
 
-free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 # tj CASE PY R WS PORT STEPS...: rank R of a WS-rank gloo job on PORT.
 tj() {
 	local c=$1 py=$2 r=$3 ws=$4 port=$5

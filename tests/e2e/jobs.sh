@@ -23,10 +23,6 @@ TMO=3
 TJ=$ROOT/tests/e2e/torch_job.py
 MJ=$ROOT/tests/e2e/mpi_job.py
 
-free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 # Waiting: the rank's latest dump is a timeout dump (in phase ph, if given),
 # declared in rendezvous (a look that saw it still moving is followed by another).
 W="(lambda p, ph=None: p.dumps and p.dumps[-1][0]['reason'] == 'timeout'

@@ -15,10 +15,6 @@ TMO=3
 TJ=$ROOT/tests/e2e/torch_job.py
 VPY=$B/venv-torch/bin/python
 
-free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 # stray PORT: a process that listens on PORT of every address and never
 # answers, with a secret on its command line; its pid is in $!.
 stray() {

@@ -78,7 +78,7 @@ if [ -x "$VPY" ] && "$VPY" -c 'import torch.distributed as d; assert d.is_gloo_a
 	# torchrun's agent and its four workers, all under one `hangtrace run`.
 	launch trun 0 env INIT_METHOD="file://$T/trun.store" STORE_TIMEOUT=30 $(htrun trun) \
 		"$(dirname "$VPY")/torchrun" --nproc-per-node 4 --master-addr 127.0.0.1 \
-		--master-port "$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')" \
+		--master-port "$(free_port)" \
 		"$TJ" wait_on 0 "$T/trun.go" init barrier
 	forms="$forms trun"
 else

@@ -20,10 +20,6 @@ TMO=3
 TR=$ROOT/tests/net/torch_rank.py
 
 # free_port: a loopback TCP port nobody listens on (right now).
-free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 # torch CASE R PORT MODE [ARG]: rank R of a 4-rank gloo job on PORT.
 torch() {
 	local c=$1 r=$2 port=$3

@@ -14,10 +14,6 @@
 . "$(dirname "$0")/e2e.inc"
 
 TMO=3
-free_port() {
-	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 # kill_and_look CASE R: SIGKILL rank R, then at once a report and a watch
 # frame (watch piped: a frame whenever it changes).
 kill_and_look() {
