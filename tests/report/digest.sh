@@ -136,11 +136,12 @@ check "a part lost: said, with how many came" grep -q "lost.dg: digest .*: [0-9]
 # What is not a digest is said so; a digest is one JSON line of its format.
 check "a digest is one line" test "$(wc -l <"$T/missing_rank/all.dg")" = 1
 check "a digest names its format first" \
-	grep -q '^{"digest":"hangtrace-digest/1",' "$T/missing_rank/all.dg"
+	grep -q '^{"digest":"hangtrace-digest/2",' "$T/missing_rank/all.dg"
 printf '{"digest":"hangtrace-digest/9"}\n' >"$T/other.dg"
 "$HT" report "$T/other.dg" >/dev/null 2>"$T/other.err"
 check "a digest of another format: exit 2" test $? = 2
-check "a digest of another format: said so" grep -q "not a digest of format hangtrace-digest/1" "$T/other.err"
+check "a digest of another format: said so, with the format it names" \
+	grep -q 'other.dg: not a digest of format hangtrace-digest/2 (its first line says "hangtrace-digest/9")' "$T/other.err"
 "$HT" digest "$T/nowhere" >/dev/null 2>&1
 check "hangtrace digest of nothing: exit 2" test $? = 2
 "$HT" digest -o "$T/nowhere/x.dg" "$F/healthy" 2>"$T/o.err"

@@ -48,7 +48,11 @@ void ht_rep_add_inputs(struct rep_job *job, char *const *paths, size_t n)
 			r = ht_rep_add_digest(job, paths[i]);
 			what = "no digest in it";
 			if (r == -EINVAL) {
-				warnx("%s: not a digest of format %s", paths[i], HT_DIGEST_FORMAT);
+				char says[64];
+				ht_rep_digest_says(paths[i], says, sizeof(says));
+				warnx("%s: not a digest of format %s (its first line says \"%s\"): digest its "
+				      "traces again with this hangtrace (%s)", paths[i], HT_DIGEST_FORMAT,
+				      says, HT_VERSION);
 				continue;
 			}
 		} else {

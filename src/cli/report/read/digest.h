@@ -211,4 +211,74 @@ static const struct rep_dgtab rep_dg_tabs[DG_NTABLES] = {
 	{ "buildlock", rep_dg_buildlock, FD_N(rep_dg_buildlock) },
 };
 
+/* The arrays of records a process record holds, by the key the digest
+ * writes them under (dgcodec.c: where each is in struct rep_proc). */
+enum rep_dgarr { DA_CONN, DA_LISTEN, DA_BINDFAIL, DA_STORE, DA_RES, DA_CERR, DA_COMMS, DA_RING,
+		 DA_CALLS, DA_DUMPS, DA_N };
+struct rep_dgarrdef {
+	const char *key;
+	int table;
+	size_t size;
+};
+static const struct rep_dgarrdef rep_dg_arrs[DA_N] = {
+	{ "conn", DG_CONNECT, sizeof(struct rep_connect) },
+	{ "listen", DG_LISTEN, sizeof(struct rep_listen) },
+	{ "bind_fail", DG_BINDFAIL, sizeof(struct rep_bindfail) },
+	{ "store", DG_STORE, sizeof(struct rep_store) },
+	{ "res", DG_RESOLVE, sizeof(struct rep_resolve) },
+	{ "cerr", DG_CUDA_ERR, sizeof(struct rep_cuda_err) },
+	{ "comms", DG_COMM, sizeof(struct rep_comm) },
+	{ "ring", DG_COLL, sizeof(struct rep_coll) },
+	{ "calls", DG_CALL, sizeof(struct rep_call) },
+	{ "dumps", DG_DUMP, sizeof(struct rep_dump) },
+};
+/* Array a of p: its records, and how many in *n. */
+void *ht_dg_arr(const struct rep_proc *p, int a, size_t *n);
+/* Sets array a of p (n records at v). */
+void ht_dg_arr_set(struct rep_proc *p, int a, void *v, size_t n);
+
+/* Mono times written against the wall time of their own line: each is
+ * its base's plus as much as its wall time moved, plus what is written
+ * (a few microseconds, where the two clocks were read apart). */
+struct rep_dgpair {
+	int table;
+	const char *mono, *wall;
+};
+static const struct rep_dgpair rep_dg_pairs[] = {
+	{ DG_PROC, "mono0", "ts0" }, { DG_PROC, "last_mono", "last_ts" },
+	{ DG_PHASE, "mono", "ts" }, { DG_PHASE, "end_mono", "end_ts" },
+	{ DG_COMM, "mono", "ts" }, { DG_CALL, "mono", "ts" }, { DG_CALL, "end_mono", "end_ts" },
+	{ DG_DUMP, "mono", "ts" },
+};
+
+/* ---- dgcodec.c: a member's value as written ------------------------------------- */
+
+/* A member's value as the digest compares it with its base's: unknown,
+ * an integer, a time in whole microseconds (a double that is one exactly,
+ * as a trace's %.6f times are), another double, a string, true, a 64-bit
+ * hash, a location (its line, the index of its text in its record's
+ * texts or -1, its file or -1 for the record's own). */
+enum rep_dvkind { DV_NONE, DV_INT, DV_MICRO, DV_REAL, DV_STR, DV_TRUE, DV_U64, DV_LOC };
+struct rep_dval {
+	unsigned char k;
+	int64_t i;		/* INT, MICRO, U64; LOC: the line */
+	double d;		/* REAL */
+	const char *s;		/* STR */
+	int32_t text;		/* LOC */
+	int64_t file;		/* LOC */
+};
+/* v as a whole number of microseconds, when it is one exactly. */
+bool ht_dg_micros(double v, int64_t *n);
+bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
+/* For each member of table t: the index of the wall time a mono time is
+ * written against (rep_dg_pairs), or -1. */
+void ht_dg_pairs(int t, int *pair);
+/* A quoted line (cur, len bytes, NUL-terminated) as the members it
+ * changes of base (NUL-terminated): NULL when it is not the same members
+ * or no shorter so (it is written whole then). */
+json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len);
+/* The line that delta makes of base (NUL-terminated): malloc'd, *len
+ * bytes; NULL when it does not fit base. */
+char *ht_dg_text_apply(const char *base, json_t *delta, size_t *len);
+
 #endif

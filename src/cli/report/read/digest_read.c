@@ -39,6 +39,27 @@ bool ht_rep_is_digest(const char *path)
 	       (n == (ssize_t)sizeof(part) && memcmp(part, HT_DIGEST_PART_PREFIX, sizeof(part)) == 0);
 }
 
+void ht_rep_digest_says(const char *path, char *out, size_t n)
+{
+	char head[128] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	const char *v = got > (ssize_t)sizeof(HT_DIGEST_PREFIX) ? head + sizeof(HT_DIGEST_PREFIX) - 1
+								 : NULL;
+	size_t len = 0;
+	if (v != NULL && *v == '"') {
+		v++;
+		while (v[len] != '\0' && v[len] != '"' && (unsigned char)v[len] >= 0x20 &&
+		       len + 1 < n)
+			len++;
+	}
+	snprintf(out, n, "%.*s", (int)len, len > 0 ? v : "");
+	if (len == 0 || v[len] != '"')
+		snprintf(out, n, "?");
+}
+
 /* ---- digests in parts ----------------------------------------------------------------- */
 
 struct part_set {
@@ -131,15 +152,14 @@ void ht_rep_digest_prepare(struct rep_job *job)
 
 static void take_doc(struct rep_job *job, struct rep_dgdoc *d, json_t *doc);
 
-/* Adds one parsed digest: its files (their mem: its texts), and reads its
- * records, warnings and unknown event types. */
+/* Adds one parsed digest: reads its records, warnings and unknown event
+ * types, then adds its files (their mem: its quoted lines). */
 static bool add_doc(struct rep_job *job, json_t *doc)
 {
 	const char *fmt = json_string_value(json_object_get(doc, "digest"));
 	json_t *files = json_object_get(doc, "files");
-	json_t *texts = json_object_get(doc, "texts");
 	if (fmt == NULL || strcmp(fmt, HT_DIGEST_FORMAT) != 0 || !json_is_array(files) ||
-	    !json_is_array(texts) || !json_is_array(json_object_get(doc, "procs")))
+	    !json_is_array(json_object_get(doc, "procs")))
 		return false;
 	struct rep_dgset *g = dgset(job);
 	if (g->n == g->cap) {
@@ -151,36 +171,18 @@ static bool add_doc(struct rep_job *job, json_t *doc)
 	}
 	struct rep_dgdoc *d = &g->docs[g->n++];
 	memset(d, 0, sizeof(*d));
-	d->ntexts = json_array_size(texts);
-	d->off = calloc(d->ntexts + 1, sizeof(*d->off));
-	d->len = calloc(d->ntexts + 1, sizeof(*d->len));
-	size_t total = 0;
-	for (size_t i = 0; i < d->ntexts; i++)
-		total += json_string_length(json_array_get(texts, i)) + 1;
-	d->pool = malloc(total + 1);
-	if (d->off == NULL || d->len == NULL || d->pool == NULL)
-		abort();
-	for (size_t i = 0; i < d->ntexts; i++) {
-		json_t *t = json_array_get(texts, i);
-		size_t n = json_string_length(t);
-		d->off[i] = d->poollen;
-		d->len[i] = (uint32_t)n;
-		memcpy(d->pool + d->poollen, json_string_value(t) != NULL ? json_string_value(t) : "", n);
-		d->poollen += n;
-		d->pool[d->poollen++] = '\n';
-	}
 	d->nfiles = (uint32_t)json_array_size(files);
 	d->map = calloc(d->nfiles + 1, sizeof(*d->map));
 	if (d->map == NULL)
 		abort();
+	for (uint32_t k = 0; k < d->nfiles; k++)
+		d->map[k] = (uint32_t)job->nfiles + k;	/* where they are added below */
+	take_doc(job, d, doc);
 	for (uint32_t k = 0; k < d->nfiles; k++) {
 		const char *name = json_string_value(json_array_get(files, k));
-		d->map[k] = (uint32_t)job->nfiles;
 		ht_rep_add_buffer(job, name != NULL ? name : "?", d->pool, d->poollen);
 		job->files[job->nfiles - 1].digest = true;
 	}
-	json_object_del(doc, "texts");		/* in the pool now */
-	take_doc(job, d, doc);
 	return true;
 }
 
@@ -363,6 +365,22 @@ void ht_rep__digest_order(struct rep_job *job)
 
 /* ---- records ------------------------------------------------------------------------------ */
 
+#define BASES 16	/* as digest_write.c: a record's base is one of the last BASES */
+#define NOT_READ (UINT64_MAX >> 2)	/* the offset of a line that was not kept */
+
+/* A record as read: what later ones are read against (digest_write.c). */
+struct rproc {
+	struct rep_arena a;
+	struct rep_dval *proc;
+	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
+	struct rep_dval **arr[DA_N];
+	size_t narr[DA_N];
+	uint64_t *toff;		/* its quoted lines in the digest's pool */
+	uint32_t *tlen;
+	size_t ntexts;
+	bool used;
+};
+
 struct dctx {
 	struct rep_job *job;
 	struct rep_dgdoc *d;
@@ -372,9 +390,22 @@ struct dctx {
 	const char ***stacks;		/* the digest's table of stacks, made once */
 	uint32_t *nstack;
 	size_t nstacks;
-	const struct rep_fd **map[DG_NTABLES];	/* the digest's member k of table t */
+	int *map[DG_NTABLES];		/* the digest's member k of table t: ours, or -1 */
 	size_t nmap[DG_NTABLES];
+	int pair[DG_NTABLES][128];
+	struct rproc ring[BASES];
+	size_t nread;
+	struct rproc *cur;
+	size_t poolcap;
 };
+
+static void rproc_clear(struct rproc *r)
+{
+	free(r->toff);
+	free(r->tlen);
+	ht_rep_arena_free(&r->a);
+	memset(r, 0, sizeof(*r));
+}
 
 static uint32_t file_of(struct dctx *c, json_int_t k)
 {
@@ -399,72 +430,150 @@ static double num_of(json_t *v)
 	return NAN;
 }
 
-/* [line, text] or [line, text, file]: a line of the record's file (or of
- * the one named) at its place in the digest's pool. */
-static struct rep_loc loc_of(struct dctx *c, json_t *v)
+/* Member f of table t from v, against its base's value bv; cur holds the
+ * record's members read so far (a mono time's wall time among them). */
+static struct rep_dval dval_from(struct dctx *c, int t, int f, json_t *v, const struct rep_dval *bv,
+				 const struct rep_dval *cur, const struct rep_dval *b)
 {
-	if (!json_is_array(v) || json_array_size(v) < 2)
-		return REP_NOLOC;
-	struct rep_loc l = { .file = c->file };
-	json_int_t line = json_integer_value(json_array_get(v, 0));
-	json_int_t text = json_integer_value(json_array_get(v, 1));
-	if (json_array_size(v) > 2)
-		l.file = file_of(c, json_integer_value(json_array_get(v, 2)));
-	if (line <= 0 || line > UINT32_MAX)
-		return REP_NOLOC;
-	l.line = (uint32_t)line;
-	if (text >= 0 && (size_t)text < c->d->ntexts) {
-		l.off = c->d->off[text];
-		l.len = c->d->len[text];
-	} else {
-		l.off = c->d->poollen + 1;	/* not readable, as it was not */
-		l.len = 0;
+	struct rep_dval x = { .k = DV_NONE };
+	unsigned type = rep_dg_tabs[t].fd[f].type;
+	if (json_is_null(v))
+		return x;
+	switch (type) {
+	case FT_I64:
+	case FT_INT:
+	case FT_U32:
+	case FT_CHAR:
+		if (!json_is_integer(v))
+			break;
+		x.k = DV_INT;
+		x.i = bv->k == DV_INT ? (int64_t)((uint64_t)bv->i + (uint64_t)json_integer_value(v))
+				      : json_integer_value(v);
+		break;
+	case FT_U64:
+		if (json_is_integer(v)) {
+			x.k = DV_U64;
+			x.i = json_integer_value(v);
+		}
+		break;
+	case FT_DBL:
+		if (json_is_integer(v)) {
+			int p = c->pair[t][f];
+			uint64_t n = (uint64_t)json_integer_value(v);
+			if (p >= 0 && b != NULL && cur[p].k == DV_MICRO && b[p].k == DV_MICRO &&
+			    bv->k == DV_MICRO)
+				n += (uint64_t)bv->i + ((uint64_t)cur[p].i - (uint64_t)b[p].i);
+			else if (bv->k == DV_MICRO)
+				n += (uint64_t)bv->i;
+			x.k = DV_MICRO;
+			x.i = (int64_t)n;
+		} else {
+			x.d = num_of(v);
+			if (!isnan(x.d))
+				x.k = ht_dg_micros(x.d, &x.i) ? DV_MICRO : DV_REAL;
+		}
+		break;
+	case FT_STR:
+		if (json_is_string(v)) {
+			x.k = DV_STR;
+			x.s = str_of(c, v);
+		}
+		break;
+	case FT_BOOL:
+		x.k = json_is_true(v) ? DV_TRUE : DV_NONE;
+		break;
+	case FT_LOC:
+		if (json_is_array(v) && json_array_size(v) >= 2) {
+			json_int_t line = json_integer_value(json_array_get(v, 0));
+			if (line <= 0 || line > UINT32_MAX)
+				break;
+			x.k = DV_LOC;
+			x.i = line;
+			x.text = (int32_t)json_integer_value(json_array_get(v, 1));
+			x.file = json_array_size(v) > 2 ? json_integer_value(json_array_get(v, 2)) : -1;
+		}
+		break;
+	default:
+		break;
 	}
-	return l;
+	return x;
 }
 
-/* Sets the member at `at` of type `type` from v (NULL: its unknown). */
-static void set_field(struct dctx *c, char *at, unsigned type, json_t *v)
+/* The members m ([index, value, ...]) of a record of table t written
+ * against b (NULL: none): all its members, those not given as b's. */
+static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struct rep_dval *b)
+{
+	static const struct rep_dval none = { .k = DV_NONE };
+	size_t n = rep_dg_tabs[t].n;
+	struct rep_dval *out = ht_rep_alloc(&c->cur->a, n * sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = b != NULL ? b[i] : none;
+	size_t nm = json_array_size(m);
+	for (int pass = 0; pass < 2; pass++)	/* mono times after their wall times */
+		for (size_t i = 0; i + 1 < nm; i += 2) {
+			json_int_t k = json_integer_value(json_array_get(m, i));
+			if (k < 0 || (size_t)k >= c->nmap[t] || c->map[t][k] < 0)
+				continue;
+			int f = c->map[t][k];
+			if ((c->pair[t][f] >= 0) != (pass == 1))
+				continue;
+			out[f] = dval_from(c, t, f, json_array_get(m, i + 1), b != NULL ? &b[f] : &none,
+					   out, b);
+		}
+	return out;
+}
+
+/* A member's value into the record at `at`. */
+static void set_field(struct dctx *c, char *at, unsigned type, const struct rep_dval *v)
 {
 	switch (type) {
 	case FT_I64: {
-		int64_t x = json_is_integer(v) ? (int64_t)json_integer_value(v) : REP_UNKNOWN;
+		int64_t x = v->k == DV_INT ? v->i : REP_UNKNOWN;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
 	case FT_INT: {
-		int x = (int)json_integer_value(v);
+		int x = v->k == DV_INT ? (int)v->i : 0;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
 	case FT_U32: {
-		uint32_t x = (uint32_t)json_integer_value(v);
+		uint32_t x = v->k == DV_INT ? (uint32_t)v->i : 0;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
 	case FT_U64: {
-		uint64_t x = (uint64_t)json_integer_value(v);
+		uint64_t x = v->k == DV_U64 ? (uint64_t)v->i : 0;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
 	case FT_DBL: {
-		double x = num_of(v);
+		double x = v->k == DV_MICRO ? (double)v->i / 1e6 : v->k == DV_REAL ? v->d : NAN;
 		memcpy(at, &x, sizeof(x));
 		break;
 	}
-	case FT_STR: {
-		const char *x = str_of(c, v);
-		memcpy(at, &x, sizeof(x));
+	case FT_STR:
+		memcpy(at, v->k == DV_STR ? &v->s : &(const char *){ NULL }, sizeof(v->s));
 		break;
-	}
 	case FT_BOOL:
-		*(bool *)at = json_is_true(v);
+		*(bool *)at = v->k == DV_TRUE;
 		break;
 	case FT_CHAR:
-		*at = (char)json_integer_value(v);
+		*at = v->k == DV_INT ? (char)v->i : 0;
 		break;
 	case FT_LOC: {
-		struct rep_loc l = loc_of(c, v);
+		struct rep_loc l = REP_NOLOC;
+		if (v->k == DV_LOC) {
+			l.file = v->file >= 0 ? file_of(c, v->file) : c->file;
+			l.line = (uint32_t)v->i;
+			if (v->text >= 0 && (size_t)v->text < c->cur->ntexts) {
+				l.off = c->cur->toff[v->text];
+				l.len = c->cur->tlen[v->text];
+			} else {
+				l.off = NOT_READ;	/* not readable, as it was not */
+				l.len = 0;
+			}
+		}
 		memcpy(at, &l, sizeof(l));
 		break;
 	}
@@ -473,8 +582,20 @@ static void set_field(struct dctx *c, char *at, unsigned type, json_t *v)
 	}
 }
 
+/* A record of table t (members m against b) into base; its values in *keep. */
+static void get_fields(struct dctx *c, json_t *m, void *base, int t, const struct rep_dval *b,
+		       struct rep_dval **keep)
+{
+	struct rep_dval *v = read_delta(c, t, m, b);
+	const struct rep_fd *fd = rep_dg_tabs[t].fd;
+	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
+		set_field(c, (char *)base + fd[i].off, fd[i].type, &v[i]);
+	if (keep != NULL)
+		*keep = v;
+}
+
 /* The digest's lists of members ("members"): for each table, what its
- * index k names here (NULL: a member this reader does not know). */
+ * index k names here (-1: a member this reader does not know). */
 static void make_maps(struct dctx *c)
 {
 	json_t *members = json_object_get(c->doc, "members");
@@ -485,43 +606,13 @@ static void make_maps(struct dctx *c)
 		c->nmap[t] = n;
 		for (size_t k = 0; k < n; k++) {
 			const char *name = json_string_value(json_array_get(names, k));
+			c->map[t][k] = -1;
 			for (size_t i = 0; name != NULL && i < rep_dg_tabs[t].n; i++)
 				if (strcmp(rep_dg_tabs[t].fd[i].name, name) == 0)
-					c->map[t][k] = &rep_dg_tabs[t].fd[i];
+					c->map[t][k] = (int)i;
 		}
+		ht_dg_pairs(t, c->pair[t]);
 	}
-}
-
-/* The members m ([index, value, ...]) of a record of table t into base;
- * those not given hold their type's unknown. */
-static void get_fields(struct dctx *c, json_t *m, void *base, int t)
-{
-	const struct rep_fd *fd = rep_dg_tabs[t].fd;
-	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-		set_field(c, (char *)base + fd[i].off, fd[i].type, NULL);
-	size_t n = json_array_size(m);
-	for (size_t i = 0; i + 1 < n; i += 2) {
-		json_int_t k = json_integer_value(json_array_get(m, i));
-		if (k < 0 || (size_t)k >= c->nmap[t] || c->map[t][k] == NULL)
-			continue;
-		const struct rep_fd *f = c->map[t][k];
-		set_field(c, (char *)base + f->off, f->type, json_array_get(m, i + 1));
-	}
-}
-
-/* An array of records of table t (member k of o) into a new array of the
- * arena; their number in *n. */
-static void *get_records(struct dctx *c, json_t *o, const char *k, size_t *n, size_t sz, int t)
-{
-	json_t *a = json_object_get(o, k);
-	size_t m = json_array_size(a);
-	*n = m;
-	if (m == 0)
-		return NULL;
-	char *v = ht_rep_alloc(c->a, m * sz);
-	for (size_t i = 0; i < m; i++)
-		get_fields(c, json_array_get(a, i), v + i * sz, t);
-	return v;
 }
 
 static void make_stacks(struct dctx *c)
@@ -558,7 +649,7 @@ static void get_stack(struct dctx *c, json_t *v, const char ***fr, uint32_t *n)
 static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 {
 	struct rep_checkfacts *f = ht_rep_alloc(c->a, sizeof(*f));
-	get_fields(c, json_object_get(o, "m"), f, DG_CHECKFACTS);
+	get_fields(c, json_object_get(o, "m"), f, DG_CHECKFACTS, NULL, NULL);
 	json_t *lines = json_object_get(o, "lines");
 	f->n = json_array_size(lines);
 	if (f->n > 0)
@@ -566,7 +657,7 @@ static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 	for (size_t i = 0; i < f->n; i++) {
 		json_t *e = json_array_get(lines, i);
 		struct rep_chkline *l = &f->lines[i];
-		get_fields(c, json_object_get(e, "m"), l, DG_CHKLINE);
+		get_fields(c, json_object_get(e, "m"), l, DG_CHKLINE, NULL, NULL);
 		json_t *rk = json_object_get(e, "ranks");
 		if (json_is_array(rk)) {
 			l->nranks = json_array_size(rk);
@@ -575,14 +666,19 @@ static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 				l->ranks[k] = json_integer_value(json_array_get(rk, k));
 		}
 	}
-	f->probs = get_records(c, o, "probs", &f->nprobs, sizeof(*f->probs), DG_IBPROB);
+	json_t *probs = json_object_get(o, "probs");
+	f->nprobs = json_array_size(probs);
+	if (f->nprobs > 0)
+		f->probs = ht_rep_alloc(c->a, f->nprobs * sizeof(*f->probs));
+	for (size_t i = 0; i < f->nprobs; i++)
+		get_fields(c, json_array_get(probs, i), &f->probs[i], DG_IBPROB, NULL, NULL);
 	return f;
 }
 
 static struct rep_buildlock *get_buildlock(struct dctx *c, json_t *o)
 {
 	struct rep_buildlock *b = ht_rep_alloc(c->a, sizeof(*b));
-	get_fields(c, json_object_get(o, "m"), b, DG_BUILDLOCK);
+	get_fields(c, json_object_get(o, "m"), b, DG_BUILDLOCK, NULL, NULL);
 	size_t i;
 	json_t *e;
 	json_array_foreach(json_object_get(o, "locks"), i, e) {
@@ -601,45 +697,145 @@ static struct rep_buildlock *get_buildlock(struct dctx *c, json_t *o)
 	return b;
 }
 
+/* Appends a line to the digest's pool (each followed by a newline). */
+static uint64_t pool_add(struct dctx *c, const char *s, size_t n)
+{
+	struct rep_dgdoc *d = c->d;
+	if (d->poollen + n + 2 > c->poolcap) {
+		c->poolcap = (d->poollen + n + 2) * 2;
+		d->pool = realloc(d->pool, c->poolcap);
+		if (d->pool == NULL)
+			abort();
+	}
+	uint64_t off = d->poollen;
+	memcpy(d->pool + off, s, n);
+	d->poollen += n;
+	d->pool[d->poollen++] = '\n';
+	return off;
+}
+
+/* Text j of record r (from the pool), NUL-terminated, malloc'd; NULL when none. */
+static char *text_copy(struct dctx *c, const struct rproc *r, json_int_t j)
+{
+	if (r == NULL || j < 0 || (size_t)j >= r->ntexts)
+		return NULL;
+	char *s = malloc((size_t)r->tlen[j] + 1);
+	if (s == NULL)
+		abort();
+	memcpy(s, c->d->pool + r->toff[j], r->tlen[j]);
+	s[r->tlen[j]] = '\0';
+	return s;
+}
+
+/* The record's quoted lines ("x"): each whole, or as it changes a line of
+ * its base ([...], the line at the same place; {"i": J, "d": [...]}, the
+ * base's line J) or an earlier line of its own ({"o": J, "d": [...]}). */
+static void get_texts(struct dctx *c, json_t *x, const struct rproc *b)
+{
+	struct rproc *r = c->cur;
+	size_t n = json_array_size(x);
+	r->toff = calloc(n + 1, sizeof(*r->toff));
+	r->tlen = calloc(n + 1, sizeof(*r->tlen));
+	if (r->toff == NULL || r->tlen == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(x, i);
+		if (json_is_string(e)) {
+			r->toff[i] = pool_add(c, json_string_value(e), json_string_length(e));
+			r->tlen[i] = (uint32_t)json_string_length(e);
+			r->ntexts = i + 1;
+			continue;
+		}
+		char *base = NULL;
+		json_t *delta = e;
+		if (json_is_array(e)) {
+			base = text_copy(c, b, (json_int_t)i);
+		} else if (json_is_object(e)) {
+			delta = json_object_get(e, "d");
+			json_t *own = json_object_get(e, "o");
+			base = own != NULL ? text_copy(c, r, json_integer_value(own))
+					   : text_copy(c, b, json_integer_value(json_object_get(e, "i")));
+		}
+		size_t len = 0;
+		char *t = base != NULL ? ht_dg_text_apply(base, delta, &len) : NULL;
+		if (t != NULL) {
+			r->toff[i] = pool_add(c, t, len);
+			r->tlen[i] = (uint32_t)len;
+		} else {
+			r->toff[i] = NOT_READ;	/* a line that cannot be made: not readable */
+			r->tlen[i] = 0;
+		}
+		free(t);
+		free(base);
+		r->ntexts = i + 1;
+	}
+}
+
+/* Record j of array a is read against the base's j-th, else this record's
+ * previous one (as digest_write.c writes it). */
+static const struct rep_dval *elem_base(const struct rproc *b, const struct rproc *r, int a,
+					size_t j)
+{
+	if (b != NULL && j < b->narr[a])
+		return b->arr[a][j];
+	return j > 0 ? r->arr[a][j - 1] : NULL;
+}
+
 static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 {
+	json_int_t dist = json_object_get(o, "b") != NULL ? json_integer_value(json_object_get(o, "b"))
+							  : 1;
+	size_t avail = c->nread < BASES ? c->nread : BASES;
+	struct rproc *r = &c->ring[c->nread % BASES];
+	struct rproc old = *r;		/* (it may be the base: cleared once read) */
+	const struct rproc *b = NULL;
+	if (dist >= 1 && (size_t)dist <= avail) {
+		b = &c->ring[(c->nread - (size_t)dist) % BASES];
+		if (b == r)
+			b = &old;
+	}
+	memset(r, 0, sizeof(*r));
+	c->cur = r;
 	struct rep_proc *p = ht_rep_alloc(c->a, sizeof(*p));
-	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "file")));
-	get_fields(c, json_object_get(o, "m"), p, DG_PROC);
+	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "f")));
+	get_texts(c, json_object_get(o, "x"), b);
+	get_fields(c, json_object_get(o, "m"), p, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
 	json_t *ph = json_object_get(o, "ph");
 	for (int i = 0; i < HT_PHASE_COUNT; i++)
-		get_fields(c, json_array_get(ph, (size_t)i), &p->ph[i], DG_PHASE);
+		get_fields(c, json_array_get(ph, (size_t)i), &p->ph[i], DG_PHASE,
+			   b != NULL ? b->ph[i] : NULL, &r->ph[i]);
 	json_t *ver = json_object_get(o, "ver");
 	for (int i = 0; i < REP_VER_COUNT; i++)
-		get_fields(c, json_array_get(ver, (size_t)i), &p->ver[i], DG_VERSION);
-	size_t one;
-	p->conn = get_records(c, o, "conn", &p->nconn, sizeof(*p->conn), DG_CONNECT);
-	p->listen = get_records(c, o, "listen", &p->nlisten, sizeof(*p->listen), DG_LISTEN);
-	p->bind_fail = get_records(c, o, "bind_fail", &one, sizeof(*p->bind_fail),
-				   DG_BINDFAIL);
-	p->store = get_records(c, o, "store", &one, sizeof(*p->store), DG_STORE);
-	p->res = get_records(c, o, "res", &p->nres, sizeof(*p->res), DG_RESOLVE);
-	p->cerr = get_records(c, o, "cerr", &p->ncerr, sizeof(*p->cerr), DG_CUDA_ERR);
-	p->comms = get_records(c, o, "comms", &p->ncomms, sizeof(*p->comms), DG_COMM);
-	p->ring = get_records(c, o, "ring", &p->nring, sizeof(*p->ring), DG_COLL);
-	p->calls = get_records(c, o, "calls", &p->ncalls, sizeof(*p->calls), DG_CALL);
+		get_fields(c, json_array_get(ver, (size_t)i), &p->ver[i], DG_VERSION,
+			   b != NULL ? b->ver[i] : NULL, &r->ver[i]);
+	for (int a = 0; a < DA_N; a++) {
+		json_t *arr = json_object_get(o, rep_dg_arrs[a].key);
+		size_t n = json_array_size(arr);
+		if (n == 0)
+			continue;
+		size_t sz = rep_dg_arrs[a].size;
+		char *v = ht_rep_alloc(c->a, n * sz);
+		r->arr[a] = ht_rep_alloc(&r->a, n * sizeof(*r->arr[a]));
+		for (size_t j = 0; j < n; j++) {
+			json_t *e = json_array_get(arr, j);
+			json_t *m = a == DA_DUMPS ? json_object_get(e, "m") : e;
+			get_fields(c, m, v + j * sz, rep_dg_arrs[a].table, elem_base(b, r, a, j),
+				   &r->arr[a][j]);
+			r->narr[a] = j + 1;
+			if (a == DA_DUMPS) {
+				struct rep_dump *d = (struct rep_dump *)(v + j * sz);
+				get_stack(c, json_object_get(e, "frames"), &d->frames, &d->nframes);
+				get_stack(c, json_object_get(e, "py"), &d->py, &d->npy);
+			}
+		}
+		ht_dg_arr_set(p, a, v, n);
+	}
 	json_t *warns = json_object_get(o, "warns");
 	p->nwarns = json_array_size(warns);
 	if (p->nwarns > 0)
 		p->warns = ht_rep_alloc(c->a, p->nwarns * sizeof(*p->warns));
 	for (size_t i = 0; i < p->nwarns; i++)
 		p->warns[i] = str_of(c, json_array_get(warns, i));
-	json_t *dumps = json_object_get(o, "dumps");
-	p->ndumps = json_array_size(dumps);
-	if (p->ndumps > 0)
-		p->dumps = ht_rep_alloc(c->a, p->ndumps * sizeof(*p->dumps));
-	for (size_t i = 0; i < p->ndumps; i++) {
-		json_t *e = json_array_get(dumps, i);
-		struct rep_dump *d = &p->dumps[i];
-		get_fields(c, json_object_get(e, "m"), d, DG_DUMP);
-		get_stack(c, json_object_get(e, "frames"), &d->frames, &d->nframes);
-		get_stack(c, json_object_get(e, "py"), &d->py, &d->npy);
-	}
 	json_t *chk = json_object_get(o, "chk");
 	if (json_is_object(chk))
 		p->chk = get_checkfacts(c, chk);
@@ -647,6 +843,10 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	if (json_is_object(blk))
 		p->blk = get_buildlock(c, blk);
 	p->work = -1;		/* as the reader leaves it (parse.c) */
+	if (old.used)
+		rproc_clear(&old);
+	r->used = true;
+	c->nread++;
 	return p;
 }
 
@@ -674,7 +874,8 @@ static void add_unknown(struct rep_unknown *unk, size_t *n, size_t cap, const ch
 }
 
 /* A digest's records, warnings and unknown types, read as it is added
- * (its files are where they were added: ht_rep__digest_order moves them). */
+ * (its files are where they were added: ht_rep__digest_order moves them);
+ * its quoted lines into d's pool. */
 static void take_doc(struct rep_job *job, struct rep_dgdoc *d, json_t *doc)
 {
 	struct rep_dgset *g = job->dg;
@@ -685,6 +886,9 @@ static void take_doc(struct rep_job *job, struct rep_dgdoc *d, json_t *doc)
 	json_t *e;
 	json_array_foreach(json_object_get(doc, "procs"), k, e)
 		ht_rep_vec_push(&g->procs, get_proc(&c, e));
+	for (size_t i = 0; i < BASES; i++)
+		if (c.ring[i].used)
+			rproc_clear(&c.ring[i]);
 	json_array_foreach(json_object_get(doc, "warnings"), k, e) {
 		const char *msg = json_string_value(json_array_get(e, 2));
 		char *m = msg != NULL ? strdup(msg) : NULL;
@@ -734,8 +938,6 @@ void ht_rep__digest_free(struct rep_job *job)
 	for (size_t i = 0; i < g->n; i++) {
 		free(g->docs[i].map);
 		free(g->docs[i].pool);
-		free(g->docs[i].off);
-		free(g->docs[i].len);
 	}
 	free(g->docs);
 	free(g->pend);

@@ -5,9 +5,13 @@
  * file names, the process records member for member (digest.h), the
  * reader's warnings with their file and line, the unknown event types
  * counted, and the lines the records point to (the lines evidence may
- * quote), each once, keyed by file and line. A stack (a dump's frames) is
- * written once and named by its index. `hangtrace report` reads it back
- * (digest_read.c) as if it had read the files.
+ * quote). What the ranks of a node share is said once: a record is
+ * written as the members that differ from its base (the record at the
+ * same place of an earlier process, digest.h), times as microseconds
+ * added, and a quoted line as the members it changes of its base's. A
+ * stack (a dump's frames) is written once and named by its index.
+ * `hangtrace report` reads it back (digest_read.c) as if it had read the
+ * files.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,51 +19,6 @@
 
 #include "digest.h"
 #include "read/evidence.h"
-
-/* ---- a table of texts, each once ----------------------------------------------- */
-
-struct texts {
-	struct rep_ttab tab;
-	json_t *arr;		/* the texts, in order */
-	size_t n;
-};
-
-struct text_ent {
-	struct rep_tkey key;	/* first */
-	size_t index;
-};
-
-/* The index of text s (n bytes) in t, added when new. */
-static size_t text_index(struct texts *t, struct rep_arena *a, const char *s, size_t n,
-			 json_t *val)
-{
-	uint64_t h = ht_rep_hash(s, n);
-	if (t->tab.cap != 0) {
-		struct rep_tkey *k = *ht_rep__ttab_slot(&t->tab, s, n, h);
-		if (k != NULL) {
-			json_decref(val);
-			return ((struct text_ent *)k)->index;
-		}
-	}
-	if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 256))
-		abort();
-	struct text_ent *e = ht_rep_alloc(a, sizeof(*e));
-	e->key = (struct rep_tkey){ ht_rep_strndup(a, s, n), (uint32_t)n, h };
-	e->index = t->n++;
-	*ht_rep__ttab_slot(&t->tab, s, n, h) = &e->key;
-	t->tab.n++;
-	json_array_append_new(t->arr, val);
-	return e->index;
-}
-
-struct wctx {
-	struct rep_job *job;
-	struct rep_arena a;	/* the tables' keys */
-	struct texts lines;	/* quoted lines */
-	struct texts stacks;	/* frames arrays */
-	uint32_t file;		/* the record's file */
-	bool unquoted;		/* the locations being written are never quoted */
-};
 
 /*
  * Which lines are kept: those a rule may quote (rules/, through
@@ -185,7 +144,308 @@ static json_t *str_value(const char *s)
 	return v != NULL ? v : json_string_nocheck(s);
 }
 
-/* ---- members --------------------------------------------------------------------- */
+/* ---- the stacks, each once --------------------------------------------------------- */
+
+struct stack_ent {
+	struct rep_tkey key;	/* first */
+	size_t index;
+};
+
+struct stacks {
+	struct rep_ttab tab;
+	json_t *arr;
+	size_t n;
+};
+
+/* ---- what a later process is written against ----------------------------------- */
+
+#define BASES 16	/* a record's base is one of the last BASES written */
+
+/* A record as written: its members' values, and its arrays' records. */
+struct wproc {
+	struct rep_arena a;
+	const char *cmd, *exe;
+	struct rep_dval *proc;
+	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
+	struct rep_dval **arr[DA_N];
+	size_t narr[DA_N];
+	char **texts;		/* its quoted lines, in the order of their indices */
+	size_t *tlen;
+	size_t ntexts, cap;
+	bool used;
+};
+
+struct wctx {
+	struct rep_job *job;
+	struct rep_arena a;	/* the tables' keys */
+	struct stacks stacks;
+	uint32_t file;		/* the record's file */
+	bool unquoted;		/* the locations being written are never quoted */
+	struct wproc ring[BASES];
+	size_t nwritten;
+	struct wproc *cur;	/* the record being written */
+	int pair[DG_NTABLES][128];
+	json_t *members;	/* the names of the members written, by table */
+	int32_t *col[DG_NTABLES];	/* a member's index in its list, or -1 */
+};
+
+static void wproc_clear(struct wproc *r)
+{
+	for (size_t i = 0; i < r->ntexts; i++)
+		free(r->texts[i]);
+	free(r->texts);
+	free(r->tlen);
+	ht_rep_arena_free(&r->a);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The index of a quoted line in the current record's texts, added when new. */
+static int32_t local_text(struct wctx *w, char *q, size_t n)
+{
+	struct wproc *r = w->cur;
+	for (size_t i = 0; i < r->ntexts; i++)
+		if (r->tlen[i] == n && memcmp(r->texts[i], q, n) == 0) {
+			free(q);
+			return (int32_t)i;
+		}
+	if (r->ntexts == r->cap) {
+		r->cap = r->cap != 0 ? r->cap * 2 : 16;
+		r->texts = realloc(r->texts, r->cap * sizeof(*r->texts));
+		r->tlen = realloc(r->tlen, r->cap * sizeof(*r->tlen));
+		if (r->texts == NULL || r->tlen == NULL)
+			abort();
+	}
+	r->texts[r->ntexts] = q;
+	r->tlen[r->ntexts] = n;
+	return (int32_t)r->ntexts++;
+}
+
+/* A member of the record at `at`, as the digest compares it. */
+static struct rep_dval dval_of(struct wctx *w, const char *at, unsigned type)
+{
+	struct rep_dval v = { .k = DV_NONE };
+	switch (type) {
+	case FT_I64:
+		memcpy(&v.i, at, sizeof(v.i));
+		v.k = v.i != REP_UNKNOWN ? DV_INT : DV_NONE;
+		break;
+	case FT_INT: {
+		int x;
+		memcpy(&x, at, sizeof(x));
+		v.k = DV_INT;
+		v.i = x;
+		break;
+	}
+	case FT_U32: {
+		uint32_t x;
+		memcpy(&x, at, sizeof(x));
+		v.k = x != 0 ? DV_INT : DV_NONE;
+		v.i = x;
+		break;
+	}
+	case FT_U64: {
+		uint64_t x;
+		memcpy(&x, at, sizeof(x));
+		v.k = x != 0 ? DV_U64 : DV_NONE;
+		v.i = (int64_t)x;
+		break;
+	}
+	case FT_DBL:
+		memcpy(&v.d, at, sizeof(v.d));
+		v.k = isnan(v.d) ? DV_NONE : ht_dg_micros(v.d, &v.i) ? DV_MICRO : DV_REAL;
+		break;
+	case FT_STR:
+		memcpy(&v.s, at, sizeof(v.s));
+		v.k = v.s != NULL ? DV_STR : DV_NONE;
+		break;
+	case FT_BOOL:
+		v.k = *(const bool *)at ? DV_TRUE : DV_NONE;
+		break;
+	case FT_CHAR:
+		v.k = *at != 0 ? DV_INT : DV_NONE;
+		v.i = *at;
+		break;
+	case FT_LOC: {
+		struct rep_loc l;
+		memcpy(&l, at, sizeof(l));
+		if (!rep_has_loc(&l))
+			break;
+		v.k = DV_LOC;
+		v.i = l.line;
+		v.file = l.file != w->file ? (int64_t)l.file : -1;
+		v.text = -1;
+		char *s = w->unquoted ? NULL : ht_rep_line_text(w->job, &l);
+		if (s != NULL) {
+			size_t n;
+			char *q = quote_form(s, &n);
+			if (q != NULL)
+				v.text = local_text(w, q, n);
+			free(s);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return v;
+}
+
+/* Member i of table t as written against its base (b, or NULL). */
+static json_t *value_json(struct wctx *w, int t, size_t i, const struct rep_dval *cur,
+			  const struct rep_dval *b)
+{
+	static const struct rep_dval none = { .k = DV_NONE };
+	const struct rep_dval *v = &cur[i], *bv = b != NULL ? &b[i] : &none;
+	switch (v->k) {
+	case DV_NONE:
+		return json_null();
+	case DV_INT:
+		return json_integer(bv->k == DV_INT ? (json_int_t)((uint64_t)v->i - (uint64_t)bv->i)
+						    : v->i);
+	case DV_U64:
+		return json_integer(v->i);
+	case DV_MICRO: {
+		int p = w->pair[t][i];
+		if (p >= 0 && b != NULL && cur[p].k == DV_MICRO && b[p].k == DV_MICRO &&
+		    bv->k == DV_MICRO)
+			return json_integer((json_int_t)((uint64_t)v->i - (uint64_t)bv->i -
+							 ((uint64_t)cur[p].i - (uint64_t)b[p].i)));
+		return json_integer(bv->k == DV_MICRO ? (json_int_t)((uint64_t)v->i - (uint64_t)bv->i)
+						      : v->i);
+	}
+	case DV_REAL:
+		if (isinf(v->d))
+			return json_string(v->d > 0 ? "inf" : "-inf");
+		return json_real(v->d);
+	case DV_STR:
+		return str_value(v->s);
+	case DV_TRUE:
+		return json_true();
+	case DV_LOC: {
+		json_t *a = json_pack("[II]", (json_int_t)v->i, (json_int_t)v->text);
+		if (v->file >= 0)
+			json_array_append_new(a, json_integer(v->file));
+		return a;
+	}
+	default:
+		return json_null();
+	}
+}
+
+/* The index of member i of table t in the digest's list of its members. */
+static json_int_t column(struct wctx *w, int t, size_t i)
+{
+	if (w->col[t][i] < 0) {
+		json_t *names = json_object_get(w->members, rep_dg_tabs[t].name);
+		if (names == NULL) {
+			names = json_array();
+			json_object_set_new(w->members, rep_dg_tabs[t].name, names);
+		}
+		w->col[t][i] = (int32_t)json_array_size(names);
+		json_array_append_new(names, json_string(rep_dg_tabs[t].fd[i].name));
+	}
+	return w->col[t][i];
+}
+
+/* The values of members from..to of table t of the record at base into
+ * vals (room for all its members). */
+static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t, size_t from,
+		  size_t to)
+{
+	const struct rep_fd *fd = rep_dg_tabs[t].fd;
+	for (size_t i = from; i < to; i++)
+		vals[i] = dval_of(w, (const char *)rec + fd[i].off, fd[i].type);
+}
+
+/* The members of vals that differ from b's (NULL: none known):
+ * [index, value, ...]. */
+static json_t *delta_json(struct wctx *w, int t, const struct rep_dval *vals,
+			  const struct rep_dval *b)
+{
+	static const struct rep_dval none = { .k = DV_NONE };
+	json_t *m = json_array();
+	for (size_t i = 0; i < rep_dg_tabs[t].n; i++) {
+		if (ht_dg_dval_eq(&vals[i], b != NULL ? &b[i] : &none))
+			continue;
+		json_array_append_new(m, json_integer(column(w, t, i)));
+		json_array_append_new(m, value_json(w, t, i, vals, b));
+	}
+	return m;
+}
+
+/* A record of table t at rec: its values kept in the current record's
+ * arena (*keep), and its members as written against b. */
+static json_t *record(struct wctx *w, const void *rec, int t, const struct rep_dval *b,
+		      struct rep_dval **keep)
+{
+	struct rep_dval *vals = ht_rep_alloc(&w->cur->a, rep_dg_tabs[t].n * sizeof(*vals));
+	dvals(w, vals, rec, t, 0, rep_dg_tabs[t].n);
+	*keep = vals;
+	return delta_json(w, t, vals, b);
+}
+
+/* The index of a frames array in the table of stacks. */
+static json_int_t stack_index(struct wctx *w, const char *const *fr, size_t n)
+{
+	struct rep_buf key = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		ht_rep_buf_add(&key, fr[i]);
+		ht_rep_buf_addn(&key, "\n", 1);
+	}
+	const char *k = key.s != NULL ? key.s : "";
+	uint64_t h = ht_rep_hash(k, key.n);
+	struct stacks *t = &w->stacks;
+	if (t->tab.cap != 0) {
+		struct rep_tkey *e = *ht_rep__ttab_slot(&t->tab, k, key.n, h);
+		if (e != NULL) {
+			ht_rep_buf_free(&key);
+			return (json_int_t)((struct stack_ent *)e)->index;
+		}
+	}
+	if ((t->tab.n + 1) * 2 > t->tab.cap && !ht_rep__ttab_grow(&t->tab, 256))
+		abort();
+	struct stack_ent *e = ht_rep_alloc(&w->a, sizeof(*e));
+	e->key = (struct rep_tkey){ ht_rep_strndup(&w->a, k, key.n), (uint32_t)key.n, h };
+	e->index = t->n++;
+	*ht_rep__ttab_slot(&t->tab, k, key.n, h) = &e->key;
+	t->tab.n++;
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, str_value(fr[i]));
+	json_array_append_new(t->arr, a);
+	ht_rep_buf_free(&key);
+	return (json_int_t)e->index;
+}
+
+static json_t *checkfacts_value(struct wctx *w, const struct rep_checkfacts *f)
+{
+	json_t *o = json_object();
+	struct rep_dval *keep;
+	json_object_set_new(o, "m", record(w, f, DG_CHECKFACTS, NULL, &keep));
+	if (f->n > 0) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < f->n; i++) {
+			const struct rep_chkline *l = &f->lines[i];
+			json_t *e = json_object();
+			json_object_set_new(e, "m", record(w, l, DG_CHKLINE, NULL, &keep));
+			if (l->ranks != NULL) {
+				json_t *r = json_array();
+				for (size_t k = 0; k < l->nranks; k++)
+					json_array_append_new(r, json_integer(l->ranks[k]));
+				json_object_set_new(e, "ranks", r);
+			}
+			json_array_append_new(a, e);
+		}
+		json_object_set_new(o, "lines", a);
+	}
+	if (f->nprobs > 0) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < f->nprobs; i++)
+			json_array_append_new(a, record(w, &f->probs[i], DG_IBPROB, NULL, &keep));
+		json_object_set_new(o, "probs", a);
+	}
+	return o;
+}
 
 static void put_num(json_t *o, const char *k, double v)
 {
@@ -203,177 +463,11 @@ static void put_str(json_t *o, const char *k, const char *s)
 		json_object_set_new(o, k, str_value(s));
 }
 
-/* A location: [line, text] (text -1: the line could not be read, or is one
- * the report never quotes), with its file third when it is not the
- * record's. */
-static json_t *loc_value(struct wctx *w, const struct rep_loc *l)
-{
-	json_int_t text = -1;
-	char *s = w->unquoted ? NULL : ht_rep_line_text(w->job, l);
-	if (s != NULL) {
-		size_t n;
-		char *q = quote_form(s, &n);
-		if (q != NULL) {
-			json_t *v = json_stringn(q, n);
-			if (v == NULL)
-				v = json_stringn_nocheck(q, n);
-			text = (json_int_t)text_index(&w->lines, &w->a, q, n, v);
-		}
-		free(q);
-		free(s);
-	}
-	json_t *a = json_pack("[II]", (json_int_t)l->line, text);
-	if (l->file != w->file)
-		json_array_append_new(a, json_integer(l->file));
-	return a;
-}
-
-/* The value of a member, or NULL when it holds its type's unknown. */
-static json_t *field_value(struct wctx *w, const char *at, unsigned type)
-{
-	switch (type) {
-	case FT_I64: {
-		int64_t v;
-		memcpy(&v, at, sizeof(v));
-		return v != REP_UNKNOWN ? json_integer(v) : NULL;
-	}
-	case FT_INT: {
-		int v;
-		memcpy(&v, at, sizeof(v));
-		return json_integer(v);
-	}
-	case FT_U32: {
-		uint32_t v;
-		memcpy(&v, at, sizeof(v));
-		return v != 0 ? json_integer(v) : NULL;
-	}
-	case FT_U64: {
-		uint64_t v;
-		memcpy(&v, at, sizeof(v));
-		return v != 0 ? json_integer((json_int_t)v) : NULL;
-	}
-	case FT_DBL: {
-		double v;
-		memcpy(&v, at, sizeof(v));
-		if (isnan(v))
-			return NULL;
-		return isinf(v) ? json_string(v > 0 ? "inf" : "-inf") : json_real(v);
-	}
-	case FT_STR: {
-		const char *v;
-		memcpy(&v, at, sizeof(v));
-		return v != NULL ? str_value(v) : NULL;
-	}
-	case FT_BOOL:
-		return *(const bool *)at ? json_true() : NULL;
-	case FT_CHAR:
-		return *at != 0 ? json_integer(*at) : NULL;
-	case FT_LOC: {
-		struct rep_loc l;
-		memcpy(&l, at, sizeof(l));
-		return rep_has_loc(&l) ? loc_value(w, &l) : NULL;
-	}
-	default:
-		return NULL;
-	}
-}
-
-/* Members from to to of table t of the record at base, each that holds
- * a value, onto m as its index and its value. */
-static void put_range(struct wctx *w, json_t *m, const void *base, int t, size_t from, size_t to)
-{
-	const struct rep_fd *fd = rep_dg_tabs[t].fd;
-	for (size_t i = from; i < to; i++) {
-		json_t *v = field_value(w, (const char *)base + fd[i].off, fd[i].type);
-		if (v != NULL) {
-			json_array_append_new(m, json_integer((json_int_t)i));
-			json_array_append_new(m, v);
-		}
-	}
-}
-
-/* The members of table t of the record at base: [index, value, ...]. */
-static json_t *fields(struct wctx *w, const void *base, int t)
-{
-	json_t *m = json_array();
-	put_range(w, m, base, t, 0, rep_dg_tabs[t].n);
-	return m;
-}
-
-/* The same as member "m" of o (a record with more than its members). */
-static void put_fields(struct wctx *w, json_t *o, const void *base, int t)
-{
-	json_object_set_new(o, "m", fields(w, base, t));
-}
-
-/* An array of n records of size sz of table t, each its members. */
-static void put_records(struct wctx *w, json_t *o, const char *k, const void *v, size_t n,
-			size_t sz, int t)
-{
-	if (n == 0)
-		return;
-	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, fields(w, (const char *)v + i * sz, t));
-	json_object_set_new(o, k, a);
-}
-
-/* The index of a frames array in the table of stacks. */
-static json_int_t stack_index(struct wctx *w, const char *const *fr, size_t n)
-{
-	struct rep_buf key = { 0 };
-	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++) {
-		ht_rep_buf_add(&key, fr[i]);
-		ht_rep_buf_addn(&key, "\n", 1);
-		json_array_append_new(a, str_value(fr[i]));
-	}
-	size_t ix = text_index(&w->stacks, &w->a, key.s != NULL ? key.s : "", key.n, a);
-	ht_rep_buf_free(&key);
-	return (json_int_t)ix;
-}
-
-static json_t *dump_value(struct wctx *w, const struct rep_dump *d, bool last)
-{
-	json_t *o = json_object();
-	w->unquoted = !last;
-	put_fields(w, o, d, DG_DUMP);
-	w->unquoted = false;
-	if (d->frames != NULL)
-		json_object_set_new(o, "frames", json_integer(stack_index(w, d->frames, d->nframes)));
-	if (d->py != NULL)
-		json_object_set_new(o, "py", json_integer(stack_index(w, d->py, d->npy)));
-	return o;
-}
-
-static json_t *checkfacts_value(struct wctx *w, const struct rep_checkfacts *f)
-{
-	json_t *o = json_object();
-	put_fields(w, o, f, DG_CHECKFACTS);
-	if (f->n > 0) {
-		json_t *a = json_array();
-		for (size_t i = 0; i < f->n; i++) {
-			const struct rep_chkline *l = &f->lines[i];
-			json_t *e = json_object();
-			put_fields(w, e, l, DG_CHKLINE);
-			if (l->ranks != NULL) {
-				json_t *r = json_array();
-				for (size_t k = 0; k < l->nranks; k++)
-					json_array_append_new(r, json_integer(l->ranks[k]));
-				json_object_set_new(e, "ranks", r);
-			}
-			json_array_append_new(a, e);
-		}
-		json_object_set_new(o, "lines", a);
-	}
-	put_records(w, o, "probs", f->probs, f->nprobs, sizeof(*f->probs), DG_IBPROB);
-	return o;
-}
-
 static json_t *buildlock_value(struct wctx *w, const struct rep_buildlock *b)
 {
 	json_t *o = json_object();
-	put_fields(w, o, b, DG_BUILDLOCK);
+	struct rep_dval *keep;
+	json_object_set_new(o, "m", record(w, b, DG_BUILDLOCK, NULL, &keep));
 	json_t *a = json_array();
 	for (size_t i = 0; i < b->nlocks; i++) {
 		json_t *e = json_object();
@@ -394,65 +488,147 @@ static json_t *buildlock_value(struct wctx *w, const struct rep_buildlock *b)
 	return o;
 }
 
+/* The base of a record: the latest of the last BASES written with the
+ * same command line, else the one before it; how far back in *dist. */
+static struct wproc *base_of(struct wctx *w, const struct rep_proc *p, size_t *dist)
+{
+	size_t avail = w->nwritten < BASES ? w->nwritten : BASES;
+	for (size_t d = 1; d <= avail; d++) {
+		struct wproc *r = &w->ring[(w->nwritten - d) % BASES];
+		if ((r->cmd == p->cmd || (r->cmd != NULL && p->cmd != NULL && strcmp(r->cmd, p->cmd) == 0)) &&
+		    (r->exe == p->exe || (r->exe != NULL && p->exe != NULL && strcmp(r->exe, p->exe) == 0))) {
+			*dist = d;
+			return r;
+		}
+	}
+	*dist = 1;
+	return avail > 0 ? &w->ring[(w->nwritten - 1) % BASES] : NULL;
+}
+
+/* Record j of array a against the base's j-th, else this record's
+ * previous one. */
+static const struct rep_dval *elem_base(const struct wproc *b, const struct wproc *r, int a,
+					size_t j)
+{
+	if (b != NULL && j < b->narr[a])
+		return b->arr[a][j];
+	return j > 0 ? r->arr[a][j - 1] : NULL;
+}
+
 static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 {
-	json_t *o = json_object();
+	size_t dist;
+	struct wproc *b = base_of(w, p, &dist);
+	struct wproc *r = &w->ring[w->nwritten % BASES];
+	struct wproc old = *r;	/* (it may be b: cleared once written) */
+	memset(r, 0, sizeof(*r));
+	w->cur = r;
+	r->cmd = p->cmd;
+	r->exe = p->exe;
 	w->file = p->file;
-	json_object_set_new(o, "file", json_integer(p->file));
-	put_fields(w, o, p, DG_PROC);
+	json_t *o = json_object();
+	json_object_set_new(o, "f", json_integer(p->file));
+	if (b != NULL && dist != 1)
+		json_object_set_new(o, "b", json_integer((json_int_t)dist));
+	if (b == &w->ring[w->nwritten % BASES])
+		b = &old;
+	json_object_set_new(o, "m", record(w, p, DG_PROC, b != NULL ? b->proc : NULL, &r->proc));
 	json_t *ph = json_array();
+	size_t n = rep_dg_tabs[DG_PHASE].n;
 	for (int i = 0; i < HT_PHASE_COUNT; i++) {
-		json_t *e = json_array();
+		struct rep_dval *vals = ht_rep_alloc(&r->a, n * sizeof(*vals));
 		/* Quoted: the begin of the current phase, the end of cuda_init. */
-		size_t n = rep_dg_tabs[DG_PHASE].n;
 		w->unquoted = i != p->cur_phase;
-		put_range(w, e, &p->ph[i], DG_PHASE, 0, n - 1);
+		dvals(w, vals, &p->ph[i], DG_PHASE, 0, n - 1);
 		w->unquoted = i != HT_PHASE_CUDA_INIT;
-		put_range(w, e, &p->ph[i], DG_PHASE, n - 1, n);
+		dvals(w, vals, &p->ph[i], DG_PHASE, n - 1, n);
 		w->unquoted = false;
-		json_array_append_new(ph, e);
+		r->ph[i] = vals;
+		json_array_append_new(ph, delta_json(w, DG_PHASE, vals, b != NULL ? b->ph[i] : NULL));
 	}
 	json_object_set_new(o, "ph", ph);
 	json_t *ver = json_array();
 	for (int i = 0; i < REP_VER_COUNT; i++)
-		json_array_append_new(ver, fields(w, &p->ver[i], DG_VERSION));
+		json_array_append_new(ver, record(w, &p->ver[i], DG_VERSION,
+						  b != NULL ? b->ver[i] : NULL, &r->ver[i]));
 	json_object_set_new(o, "ver", ver);
-	put_records(w, o, "conn", p->conn, p->nconn, sizeof(*p->conn), DG_CONNECT);
-	put_records(w, o, "listen", p->listen, p->nlisten, sizeof(*p->listen), DG_LISTEN);
-	put_records(w, o, "bind_fail", p->bind_fail, p->bind_fail != NULL, sizeof(*p->bind_fail),
-		    DG_BINDFAIL);
-	put_records(w, o, "store", p->store, p->store != NULL, sizeof(*p->store), DG_STORE);
-	put_records(w, o, "res", p->res, p->nres, sizeof(*p->res), DG_RESOLVE);
-	put_records(w, o, "cerr", p->cerr, p->ncerr, sizeof(*p->cerr), DG_CUDA_ERR);
-	put_records(w, o, "comms", p->comms, p->ncomms, sizeof(*p->comms), DG_COMM);
-	put_records(w, o, "ring", p->ring, p->nring, sizeof(*p->ring), DG_COLL);
-	w->unquoted = true;	/* (no rule quotes a call line) */
-	put_records(w, o, "calls", p->calls, p->ncalls, sizeof(*p->calls), DG_CALL);
-	w->unquoted = false;
+	for (int a = 0; a < DA_N; a++) {
+		size_t cnt;
+		const char *v = ht_dg_arr(p, a, &cnt);
+		if (cnt == 0)
+			continue;
+		int t = rep_dg_arrs[a].table;
+		r->arr[a] = ht_rep_alloc(&r->a, cnt * sizeof(*r->arr[a]));
+		json_t *arr = json_array();
+		for (size_t j = 0; j < cnt; j++) {
+			const void *rec = v + j * rep_dg_arrs[a].size;
+			/* No rule quotes a call line, nor a dump's but the latest's. */
+			w->unquoted = a == DA_CALLS || (a == DA_DUMPS && j + 1 != cnt);
+			json_t *m = record(w, rec, t, elem_base(b, r, a, j), &r->arr[a][j]);
+			w->unquoted = false;
+			r->narr[a] = j + 1;
+			if (a == DA_DUMPS) {
+				const struct rep_dump *d = rec;
+				json_t *e = json_object();
+				json_object_set_new(e, "m", m);
+				if (d->frames != NULL)
+					json_object_set_new(e, "frames",
+							    json_integer(stack_index(w, d->frames, d->nframes)));
+				if (d->py != NULL)
+					json_object_set_new(e, "py",
+							    json_integer(stack_index(w, d->py, d->npy)));
+				m = e;
+			}
+			json_array_append_new(arr, m);
+		}
+		json_object_set_new(o, rep_dg_arrs[a].key, arr);
+	}
 	if (p->nwarns > 0) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < p->nwarns; i++)
 			json_array_append_new(a, str_value(p->warns[i]));
 		json_object_set_new(o, "warns", a);
 	}
-	if (p->ndumps > 0) {
-		json_t *a = json_array();
-		for (size_t i = 0; i < p->ndumps; i++)
-			json_array_append_new(a, dump_value(w, &p->dumps[i], i + 1 == p->ndumps));
-		json_object_set_new(o, "dumps", a);
-	}
 	if (p->chk != NULL)
 		json_object_set_new(o, "chk", checkfacts_value(w, p->chk));
 	if (p->blk != NULL)
 		json_object_set_new(o, "blk", buildlock_value(w, p->blk));
+	/* The quoted lines, each whole or as it changes its base's. */
+	json_t *x = json_array();
+	for (size_t i = 0; i < r->ntexts; i++) {
+		json_t *d = b != NULL && i < b->ntexts ? ht_dg_text_delta(b->texts[i], r->texts[i],
+									 r->tlen[i])
+						       : NULL;
+		if (d == NULL) {
+			d = json_stringn(r->texts[i], r->tlen[i]);
+			if (d == NULL)
+				d = json_stringn_nocheck(r->texts[i], r->tlen[i]);
+		}
+		json_array_append_new(x, d);
+	}
+	json_object_set_new(o, "x", x);
+	if (old.used)
+		wproc_clear(&old);
+	r->used = true;
+	w->nwritten++;
 	return o;
 }
 
 int ht_rep_digest_write(struct rep_job *job, FILE *f)
 {
 	struct wctx w = { .job = job };
-	w.lines.arr = json_array();
 	w.stacks.arr = json_array();
+	w.members = json_object();
+	for (int t = 0; t < DG_NTABLES; t++) {
+		if (rep_dg_tabs[t].n > sizeof(w.pair[t]) / sizeof(w.pair[t][0]))
+			abort();
+		ht_dg_pairs(t, w.pair[t]);
+		w.col[t] = malloc(rep_dg_tabs[t].n * sizeof(*w.col[t]));
+		if (w.col[t] == NULL)
+			abort();
+		for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
+			w.col[t][i] = -1;
+	}
 	json_t *root = json_object();
 	json_object_set_new(root, "digest", json_string(HT_DIGEST_FORMAT));
 	json_object_set_new(root, "version", json_string(HT_VERSION));
@@ -460,40 +636,43 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	for (size_t i = 0; i < job->nfiles; i++)
 		json_array_append_new(files, str_value(job->files[i].name));
 	json_object_set_new(root, "files", files);
-	json_t *members = json_object();
-	for (int t = 0; t < DG_NTABLES; t++) {
-		json_t *names = json_array();
-		for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-			json_array_append_new(names, json_string(rep_dg_tabs[t].fd[i].name));
-		json_object_set_new(members, rep_dg_tabs[t].name, names);
-	}
-	json_object_set_new(root, "members", members);
+	json_object_set(root, "members", w.members);
 	json_t *procs = json_array();
 	for (size_t i = 0; i < job->procs.n; i++)
 		json_array_append_new(procs, proc_value(&w, job->procs.v[i]));
-	json_t *warns = json_array();
-	for (size_t i = 0; i < job->nwarns; i++) {
-		const struct rep_warning *x = &job->warns[i];
-		json_array_append_new(warns, json_pack("[IIo]", (json_int_t)x->file,
-						       (json_int_t)x->line, str_value(x->msg)));
+	if (job->nwarns > 0) {
+		json_t *warns = json_array();
+		for (size_t i = 0; i < job->nwarns; i++) {
+			const struct rep_warning *x = &job->warns[i];
+			json_array_append_new(warns, json_pack("[IIo]", (json_int_t)x->file,
+							       (json_int_t)x->line, str_value(x->msg)));
+		}
+		json_object_set_new(root, "warnings", warns);
 	}
-	json_t *unk = json_array();
-	for (size_t i = 0; job->dg != NULL && i < job->dg->nunk; i++) {
-		const struct rep_unknown *u = &job->dg->unk[i];
-		json_array_append_new(unk, json_pack("[sIII]", u->type, (json_int_t)u->file,
-						     (json_int_t)u->line, (json_int_t)u->count));
+	if (job->dg != NULL && job->dg->nunk > 0) {
+		json_t *unk = json_array();
+		for (size_t i = 0; i < job->dg->nunk; i++) {
+			const struct rep_unknown *u = &job->dg->unk[i];
+			json_array_append_new(unk, json_pack("[sIII]", u->type, (json_int_t)u->file,
+							     (json_int_t)u->line, (json_int_t)u->count));
+		}
+		json_object_set_new(root, "unknown", unk);
 	}
-	json_object_set_new(root, "warnings", warns);
-	json_object_set_new(root, "unknown", unk);
-	json_object_set_new(root, "warnings_dropped", json_integer((json_int_t)job->warns_dropped));
+	if (job->warns_dropped > 0)
+		json_object_set_new(root, "warnings_dropped",
+				    json_integer((json_int_t)job->warns_dropped));
 	json_object_set_new(root, "stacks", w.stacks.arr);
-	json_object_set_new(root, "texts", w.lines.arr);
 	json_object_set_new(root, "procs", procs);
 	int rc = json_dumpf(root, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (rc == 0 && fputc('\n', f) == EOF)
 		rc = -1;
 	json_decref(root);
-	free(w.lines.tab.slot);
+	json_decref(w.members);
+	for (size_t i = 0; i < BASES; i++)
+		if (w.ring[i].used)
+			wproc_clear(&w.ring[i]);
+	for (int t = 0; t < DG_NTABLES; t++)
+		free(w.col[t]);
 	free(w.stacks.tab.slot);
 	ht_rep_arena_free(&w.a);
 	return rc == 0 ? 0 : -1;

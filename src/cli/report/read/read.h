@@ -12,10 +12,12 @@
  * file). Returns the number of files added, or -errno. */
 int ht_rep_add_path(struct rep_job *job, const char *path);
 /* The digest's format (doc/trace-format.md, "Digests"). */
-#define HT_DIGEST_FORMAT "hangtrace-digest/1"
+#define HT_DIGEST_FORMAT "hangtrace-digest/2"
 /* True when path is a file of digests (`hangtrace digest`): its first
  * bytes are {"digest": (a folder, or a file of trace lines, is not). */
 bool ht_rep_is_digest(const char *path);
+/* The format a digest file's first line names ("?" when none), into out. */
+void ht_rep_digest_says(const char *path, char *out, size_t n);
 /* Adds the digests of a file (one or more, one per line: digest_read.c):
  * their files and records, read with the rest by ht_rep_read. Returns the
  * number of digests, or -errno; a line that is no digest is a warning. */

@@ -25,11 +25,8 @@ struct rep_unknown {
 struct rep_dgdoc {
 	uint32_t *map;			/* its file k is job->files[map[k]] (as added) */
 	uint32_t nfiles;
-	char *pool;			/* its texts, one after the other */
+	char *pool;			/* its quoted lines, each with a newline */
 	size_t poollen;
-	uint64_t *off;			/* text i: pool + off[i], len[i] bytes */
-	uint32_t *len;
-	size_t ntexts;
 };
 struct rep_dgset {
 	struct rep_dgdoc *docs;

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dgcodec.c: what the digest's writer and reader (digest_write.c,
+ * digest_read.c) both need to agree on, byte for byte (digest.h): a
+ * member's value as written (struct rep_dval: its kind, and times as
+ * whole microseconds where they are), and a quoted line written as the
+ * members it changes of its base line.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest.h"
+#include "read/evidence.h"
+
+bool ht_dg_micros(double v, int64_t *n)
+{
+	if (!isfinite(v))
+		return false;
+	double x = v * 1e6;
+	if (!(fabs(x) < 9007199254740992.0))	/* 2^53: every integer exact */
+		return false;
+	long long k = llround(x);
+	if ((double)k / 1e6 != v)
+		return false;
+	*n = k;
+	return true;
+}
+
+bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b)
+{
+	if (a->k != b->k)
+		return false;
+	switch (a->k) {
+	case DV_INT:
+	case DV_MICRO:
+	case DV_U64:
+		return a->i == b->i;
+	case DV_REAL:
+		return memcmp(&a->d, &b->d, sizeof(a->d)) == 0;
+	case DV_STR:
+		return strcmp(a->s, b->s) == 0;
+	case DV_LOC:
+		return a->i == b->i && a->text == b->text && a->file == b->file;
+	default:
+		return true;
+	}
+}
+
+void ht_dg_pairs(int t, int *pair)
+{
+	const struct rep_dgtab *tab = &rep_dg_tabs[t];
+	for (size_t i = 0; i < tab->n; i++) {
+		pair[i] = -1;
+		for (size_t p = 0; p < FD_N(rep_dg_pairs); p++) {
+			if (rep_dg_pairs[p].table != t || strcmp(rep_dg_pairs[p].mono, tab->fd[i].name) != 0)
+				continue;
+			for (size_t w = 0; w < tab->n; w++)
+				if (strcmp(tab->fd[w].name, rep_dg_pairs[p].wall) == 0)
+					pair[i] = (int)w;
+		}
+	}
+}
+
+/* ---- a quoted line as the members it changes ---------------------------------------- */
+
+/* A number as a JSON text writes it without an exponent: its digits as
+ * one integer and how many of them follow the point. */
+static bool num_parse(const char *s, size_t n, int64_t *units, int *dec)
+{
+	size_t i = 0, digits = 0;
+	bool neg = false;
+	int64_t u = 0;
+	*dec = -1;
+	if (i < n && s[i] == '-') {
+		neg = true;
+		i++;
+	}
+	for (; i < n; i++) {
+		if (s[i] == '.' && *dec < 0 && digits > 0) {
+			*dec = 0;
+			continue;
+		}
+		if (s[i] < '0' || s[i] > '9' || ++digits > 18)
+			return false;
+		u = u * 10 + (s[i] - '0');
+		if (*dec >= 0)
+			++*dec;
+	}
+	if (digits == 0 || *dec == 0)
+		return false;
+	if (*dec < 0)
+		*dec = 0;
+	*units = neg ? -u : u;
+	return true;
+}
+
+/* units with dec digits after the point, as num_parse reads it. */
+static void num_add(struct rep_buf *b, int64_t units, int dec)
+{
+	char tmp[48], *p = tmp + sizeof(tmp);
+	uint64_t u = units < 0 ? -(uint64_t)units : (uint64_t)units;
+	int k = 0;
+	*--p = '\0';
+	do {
+		if (k == dec && dec > 0)
+			*--p = '.';
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+		k++;
+	} while (u != 0 || k <= dec);
+	if (units < 0)
+		*--p = '-';
+	ht_rep_buf_add(b, p);
+}
+
+#define DGT_MEMBERS REP_MAX_MEMBERS
+#define DGT_DEPTH 2
+
+/* The object at obj (members as ht_rep_members reads them) with delta
+ * applied, onto b; false when the delta does not fit it. */
+static bool apply_obj(struct rep_buf *b, const char *obj, json_t *delta, int depth)
+{
+	struct rep_member m[DGT_MEMBERS];
+	size_t n = ht_rep_members(obj, m, DGT_MEMBERS);
+	size_t nd = json_array_size(delta);
+	if (n == 0 || n == DGT_MEMBERS || nd % 2 != 0)
+		return false;
+	ht_rep_buf_add(b, "{");
+	size_t d = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			ht_rep_buf_add(b, ",");
+		ht_rep_buf_addn(b, m[i].key - 1, m[i].klen + 2);
+		ht_rep_buf_add(b, ":");
+		json_t *v = NULL;
+		if (d < nd && json_integer_value(json_array_get(delta, d)) == (json_int_t)i) {
+			v = json_array_get(delta, d + 1);
+			d += 2;
+		}
+		if (v == NULL) {
+			ht_rep_buf_addn(b, m[i].val, m[i].vlen);
+		} else if (json_is_string(v)) {
+			ht_rep_buf_addn(b, json_string_value(v), json_string_length(v));
+		} else if (json_is_integer(v)) {
+			int64_t u;
+			int dec;
+			if (!num_parse(m[i].val, m[i].vlen, &u, &dec))
+				return false;
+			num_add(b, (int64_t)((uint64_t)u + (uint64_t)json_integer_value(v)), dec);
+		} else if (json_is_array(v) && depth < DGT_DEPTH && m[i].val[0] == '{') {
+			if (!apply_obj(b, m[i].val, v, depth + 1))
+				return false;
+		} else {
+			return false;
+		}
+	}
+	ht_rep_buf_add(b, "}");
+	return d == nd;
+}
+
+char *ht_dg_text_apply(const char *base, json_t *delta, size_t *len)
+{
+	struct rep_buf b = { 0 };
+	if (!json_is_array(delta) || !apply_obj(&b, base, delta, 0)) {
+		ht_rep_buf_free(&b);
+		return NULL;
+	}
+	*len = b.n;
+	return b.s;
+}
+
+/* The members of cur that differ from those of base, the same keys in
+ * the same order: [index, value, ...] (a string: the value's text; an
+ * integer: what is added to base's number; an array: the same of an
+ * object); NULL when they are not the same keys. */
+static json_t *delta_obj(const char *base, const char *cur, int depth)
+{
+	struct rep_member mb[DGT_MEMBERS], mc[DGT_MEMBERS];
+	size_t nb = ht_rep_members(base, mb, DGT_MEMBERS), nc = ht_rep_members(cur, mc, DGT_MEMBERS);
+	if (nb == 0 || nb != nc || nb == DGT_MEMBERS)
+		return NULL;
+	json_t *d = json_array();
+	for (size_t i = 0; i < nb; i++) {
+		if (mb[i].klen != mc[i].klen || memcmp(mb[i].key, mc[i].key, mb[i].klen) != 0) {
+			json_decref(d);
+			return NULL;
+		}
+		if (mb[i].vlen == mc[i].vlen && memcmp(mb[i].val, mc[i].val, mb[i].vlen) == 0)
+			continue;
+		int64_t ub, uc;
+		int db, dc;
+		json_t *v = NULL;
+		if (num_parse(mb[i].val, mb[i].vlen, &ub, &db) &&
+		    num_parse(mc[i].val, mc[i].vlen, &uc, &dc) && db == dc)
+			v = json_integer((json_int_t)((uint64_t)uc - (uint64_t)ub));
+		else if (depth < DGT_DEPTH && mb[i].val[0] == '{' && mc[i].val[0] == '{')
+			v = delta_obj(mb[i].val, mc[i].val, depth + 1);
+		if (v == NULL)
+			v = json_stringn_nocheck(mc[i].val, mc[i].vlen);
+		json_array_append_new(d, json_integer((json_int_t)i));
+		json_array_append_new(d, v);
+	}
+	return d;
+}
+
+json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len)
+{
+	json_t *d = delta_obj(base, cur, 0);
+	if (d == NULL)
+		return NULL;
+	size_t n;
+	char *back = ht_dg_text_apply(base, d, &n);	/* what the reader will make of it */
+	bool same = back != NULL && n == len && memcmp(back, cur, len) == 0;
+	free(back);
+	if (!same || json_dumpb(d, NULL, 0, JSON_COMPACT) >= len) {
+		json_decref(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* ---- a process record's arrays ------------------------------------------------------ */
+
+void *ht_dg_arr(const struct rep_proc *p, int a, size_t *n)
+{
+	switch (a) {
+	case DA_CONN: *n = p->nconn; return p->conn;
+	case DA_LISTEN: *n = p->nlisten; return p->listen;
+	case DA_BINDFAIL: *n = p->bind_fail != NULL; return p->bind_fail;
+	case DA_STORE: *n = p->store != NULL; return p->store;
+	case DA_RES: *n = p->nres; return p->res;
+	case DA_CERR: *n = p->ncerr; return p->cerr;
+	case DA_COMMS: *n = p->ncomms; return p->comms;
+	case DA_RING: *n = p->nring; return p->ring;
+	case DA_CALLS: *n = p->ncalls; return p->calls;
+	case DA_DUMPS: *n = p->ndumps; return p->dumps;
+	default: *n = 0; return NULL;
+	}
+}
+
+void ht_dg_arr_set(struct rep_proc *p, int a, void *v, size_t n)
+{
+	switch (a) {
+	case DA_CONN: p->conn = v; p->nconn = n; break;
+	case DA_LISTEN: p->listen = v; p->nlisten = n; break;
+	case DA_BINDFAIL: p->bind_fail = n > 0 ? v : NULL; break;
+	case DA_STORE: p->store = n > 0 ? v : NULL; break;
+	case DA_RES: p->res = v; p->nres = n; break;
+	case DA_CERR: p->cerr = v; p->ncerr = n; break;
+	case DA_COMMS: p->comms = v; p->ncomms = n; break;
+	case DA_RING: p->ring = v; p->nring = n; break;
+	case DA_CALLS: p->calls = v; p->ncalls = n; break;
+	case DA_DUMPS: p->dumps = v; p->ndumps = n; break;
+	default: break;
+	}
+}
