@@ -204,7 +204,7 @@ static json_t *delta_obj(const char *base, const char *cur, int depth)
 	return d;
 }
 
-json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len)
+json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len, size_t *size)
 {
 	json_t *d = delta_obj(base, cur, 0);
 	if (d == NULL)
@@ -213,7 +213,8 @@ json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len)
 	char *back = ht_dg_text_apply(base, d, &n);	/* what the reader will make of it */
 	bool same = back != NULL && n == len && memcmp(back, cur, len) == 0;
 	free(back);
-	if (!same || json_dumpb(d, NULL, 0, JSON_COMPACT) >= len) {
+	*size = json_dumpb(d, NULL, 0, JSON_COMPACT);
+	if (!same || *size >= len) {
 		json_decref(d);
 		return NULL;
 	}

@@ -274,9 +274,9 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
  * written against (rep_dg_pairs), or -1. */
 void ht_dg_pairs(int t, int *pair);
 /* A quoted line (cur, len bytes, NUL-terminated) as the members it
- * changes of base (NUL-terminated): NULL when it is not the same members
- * or no shorter so (it is written whole then). */
-json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len);
+ * changes of base (NUL-terminated), *size bytes written: NULL when it is
+ * not the same members or no shorter so (it is written whole then). */
+json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len, size_t *size);
 /* The line that delta makes of base (NUL-terminated): malloc'd, *len
  * bytes; NULL when it does not fit base. */
 char *ht_dg_text_apply(const char *base, json_t *delta, size_t *len);

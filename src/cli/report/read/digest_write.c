@@ -515,6 +515,56 @@ static const struct rep_dval *elem_base(const struct wproc *b, const struct wpro
 	return j > 0 ? r->arr[a][j - 1] : NULL;
 }
 
+/* The length of the first member of a quoted line ({"t":"...",). */
+static size_t head_len(const char *s)
+{
+	const char *c = strchr(s, ',');
+	return c != NULL ? (size_t)(c - s) : strlen(s);
+}
+
+/* Quoted line i of r: as it changes the line at the same place of its
+ * base (an array), when that is less than half the line; else as it
+ * changes the line of the base (`i`) or an earlier one of its own (`o`)
+ * of the same type that takes least; else whole. */
+static json_t *text_entry(const struct wproc *b, const struct wproc *r, size_t i)
+{
+	const char *cur = r->texts[i];
+	size_t len = r->tlen[i], best = len;
+	json_t *d = NULL;
+	if (b != NULL && i < b->ntexts) {
+		d = ht_dg_text_delta(b->texts[i], cur, len, &best);
+		if (d != NULL && best * 2 < len)
+			return d;
+	}
+	const char *how = NULL;
+	size_t from = 0, h = head_len(cur);
+	for (int own = 0; own < 2; own++) {
+		const struct wproc *q = own ? r : b;
+		size_t n = q == NULL ? 0 : own ? i : q->ntexts;
+		for (size_t j = 0; j < n; j++) {
+			if ((!own && j == i) || strncmp(q->texts[j], cur, h + 1) != 0)
+				continue;
+			size_t sz;
+			json_t *e = ht_dg_text_delta(q->texts[j], cur, len, &sz);
+			if (e != NULL && sz + 12 < best) {
+				json_decref(d);
+				d = e;
+				best = sz + 12;
+				how = own ? "o" : "i";
+				from = j;
+			} else {
+				json_decref(e);
+			}
+		}
+	}
+	if (d != NULL && how != NULL)
+		return json_pack("{sIso}", how, (json_int_t)from, "d", d);
+	if (d != NULL)
+		return d;
+	d = json_stringn(cur, len);
+	return d != NULL ? d : json_stringn_nocheck(cur, len);
+}
+
 static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 {
 	size_t dist;
@@ -593,19 +643,10 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 		json_object_set_new(o, "chk", checkfacts_value(w, p->chk));
 	if (p->blk != NULL)
 		json_object_set_new(o, "blk", buildlock_value(w, p->blk));
-	/* The quoted lines, each whole or as it changes its base's. */
+	/* The quoted lines, each whole or as it changes another. */
 	json_t *x = json_array();
-	for (size_t i = 0; i < r->ntexts; i++) {
-		json_t *d = b != NULL && i < b->ntexts ? ht_dg_text_delta(b->texts[i], r->texts[i],
-									 r->tlen[i])
-						       : NULL;
-		if (d == NULL) {
-			d = json_stringn(r->texts[i], r->tlen[i]);
-			if (d == NULL)
-				d = json_stringn_nocheck(r->texts[i], r->tlen[i]);
-		}
-		json_array_append_new(x, d);
-	}
+	for (size_t i = 0; i < r->ntexts; i++)
+		json_array_append_new(x, text_entry(b, r, i));
 	json_object_set_new(o, "x", x);
 	if (old.used)
 		wproc_clear(&old);
