@@ -63,6 +63,7 @@ void ht_rep_add_inputs(struct rep_job *job, char *const *paths, size_t n)
 		else if (r == 0)
 			warnx("%s: %s", paths[i], what);
 	}
+	ht_rep_digest_load(job);
 }
 
 void ht_rep_job_free(struct rep_job *job)

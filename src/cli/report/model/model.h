@@ -47,7 +47,8 @@ struct rep_file {
 	const char *base;	/* then its name in that folder (in path) */
 	bool dup;		/* the same file as an earlier one: skipped */
 	bool digest;		/* known from a digest (read/digest_read.c): its records
-				 * come from there, its quoted lines are in mem */
+				 * come from there, its quoted lines from dgdoc */
+	struct rep_dgdoc *dgdoc;
 };
 
 /* ---- one traced process (one header and what follows it) ---------------- */
@@ -329,6 +330,7 @@ struct rep_host {
 struct rep_verdict;
 /* The digests given to the reader (read/reader.h), until it has read them. */
 struct rep_dgset;
+struct rep_dgdoc;
 
 struct rep_group {
 	int64_t *ranks;			/* sorted; procs without a rank are -1 */

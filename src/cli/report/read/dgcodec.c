@@ -256,3 +256,57 @@ void ht_dg_arr_set(struct rep_proc *p, int a, void *v, size_t n)
 	default: break;
 	}
 }
+
+/* ---- a record's values, in memory used again ------------------------------------ */
+
+struct rep_dgblk {
+	struct rep_dgblk *next;
+	size_t cap;
+	max_align_t data[];
+};
+
+#define DGSLAB_BLOCK (16 * 1024)
+
+void *ht_dg_slab_alloc(struct rep_dgslab *s, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	while (s->cur == NULL || s->used + n > s->cur->cap) {
+		struct rep_dgblk *next = s->cur != NULL ? s->cur->next : s->head;
+		if (next == NULL || next->cap < n) {
+			size_t cap = n > DGSLAB_BLOCK ? n : DGSLAB_BLOCK;
+			struct rep_dgblk *b = malloc(sizeof(*b) + cap);
+			if (b == NULL)
+				abort();
+			b->cap = cap;
+			/* (after the current block: those after it are free again) */
+			if (s->cur != NULL) {
+				b->next = s->cur->next;
+				s->cur->next = b;
+			} else {
+				b->next = s->head;
+				s->head = b;
+			}
+			next = b;
+		}
+		s->cur = next;
+		s->used = 0;
+	}
+	void *p = (char *)s->cur->data + s->used;
+	s->used += n;
+	return p;
+}
+
+void ht_dg_slab_reset(struct rep_dgslab *s)
+{
+	s->cur = NULL;
+	s->used = 0;
+}
+
+void ht_dg_slab_free(struct rep_dgslab *s)
+{
+	for (struct rep_dgblk *b = s->head, *n; b != NULL; b = n) {
+		n = b->next;
+		free(b);
+	}
+	memset(s, 0, sizeof(*s));
+}

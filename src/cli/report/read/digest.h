@@ -267,6 +267,16 @@ struct rep_dval {
 	int32_t text;		/* LOC */
 	int64_t file;		/* LOC */
 };
+/* Memory for the values of a record while it may be a base: taken from
+ * blocks kept for the next record once reset (not zeroed). */
+struct rep_dgblk;
+struct rep_dgslab {
+	struct rep_dgblk *head, *cur;
+	size_t used;
+};
+void *ht_dg_slab_alloc(struct rep_dgslab *s, size_t n);
+void ht_dg_slab_reset(struct rep_dgslab *s);
+void ht_dg_slab_free(struct rep_dgslab *s);
 /* v as a whole number of microseconds, when it is one exactly. */
 bool ht_dg_micros(double v, int64_t *n);
 bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);

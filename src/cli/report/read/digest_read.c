@@ -6,13 +6,16 @@
  * the others, folder by folder, as one folder's listing is: the same job
  * whichever way its files are split and in whatever order they are
  * given), its records join those read from trace files as the reader
- * made them, and its quoted lines are the mem of its files, so evidence
- * quotes them as from the files themselves.
+ * made them, and its quoted lines are made when evidence quotes them
+ * (ht_rep__digest_line), as from the files themselves. The digests are
+ * read on several threads, each on its own, then added in the order given.
  */
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -150,39 +153,36 @@ void ht_rep_digest_prepare(struct rep_job *job)
 	dgset(job)->writing = true;
 }
 
-static void take_doc(struct rep_job *job, struct rep_dgdoc *d, json_t *doc);
-
-/* Adds one parsed digest: reads its records, warnings and unknown event
- * types, then adds its files (their mem: its quoted lines). */
-static bool add_doc(struct rep_job *job, json_t *doc)
+/* Keeps a digest's line (s, n bytes; own: a buffer of its own, else in a
+ * buffer of the set) to be read with the others (digest_parse). */
+static void add_doc(struct rep_dgset *g, const char *path, size_t line, const char *s, size_t n,
+		    char *own)
 {
-	const char *fmt = json_string_value(json_object_get(doc, "digest"));
-	json_t *files = json_object_get(doc, "files");
-	if (fmt == NULL || strcmp(fmt, HT_DIGEST_FORMAT) != 0 || !json_is_array(files) ||
-	    !json_is_array(json_object_get(doc, "procs")))
-		return false;
-	struct rep_dgset *g = dgset(job);
 	if (g->n == g->cap) {
 		g->cap = g->cap != 0 ? g->cap * 2 : 16;
-		struct rep_dgdoc *d = realloc(g->docs, g->cap * sizeof(*d));
-		if (d == NULL)
+		struct rep_dgdoc **v = realloc(g->docs, g->cap * sizeof(*v));
+		if (v == NULL)
 			abort();
-		g->docs = d;
+		g->docs = v;
 	}
-	struct rep_dgdoc *d = &g->docs[g->n++];
-	memset(d, 0, sizeof(*d));
-	d->nfiles = (uint32_t)json_array_size(files);
-	d->map = calloc(d->nfiles + 1, sizeof(*d->map));
-	if (d->map == NULL)
+	struct rep_dgdoc *d = calloc(1, sizeof(*d));
+	if (d == NULL)
 		abort();
-	for (uint32_t k = 0; k < d->nfiles; k++)
-		d->map[k] = (uint32_t)job->nfiles + k;	/* where they are added below */
-	take_doc(job, d, doc);
-	for (uint32_t k = 0; k < d->nfiles; k++) {
-		const char *name = json_string_value(json_array_get(files, k));
-		ht_rep_add_buffer(job, name != NULL ? name : "?", d->pool, d->poollen);
-		job->files[job->nfiles - 1].digest = true;
-	}
+	d->src = s;
+	d->srclen = n;
+	d->own = own;
+	d->path = path;
+	d->line = line;
+	g->docs[g->n++] = d;
+}
+
+static bool keep_buf(struct rep_dgset *g, char *buf)
+{
+	char **v = realloc(g->bufs, (g->nbufs + 1) * sizeof(*v));
+	if (v == NULL)
+		return false;
+	g->bufs = v;
+	g->bufs[g->nbufs++] = buf;
 	return true;
 }
 
@@ -204,12 +204,19 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 	}
 	size_t got = ht_rep__read_fd(fd, buf, size);
 	close(fd);
+	struct rep_dgset *g = dgset(job);
+	char *name = strdup(path);
+	if (name == NULL || !keep_buf(g, buf) || !keep_buf(g, name))
+		abort();
+	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\"";
 	int added = 0, bad = 0;
+	size_t line = 0;
 	struct parts ps = { 0 };
 	for (size_t off = 0; off < got;) {
 		const char *s = buf + off, *nl = memchr(s, '\n', got - off);
 		size_t n = nl != NULL ? (size_t)(nl - s) : got - off;
 		off += n + (nl != NULL);
+		line++;
 		if (n == 0)
 			continue;
 		char *whole = NULL;
@@ -225,13 +232,16 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 			s = whole;
 			n = wlen;
 		}
-		json_t *doc = json_loadb(s, n, 0, NULL);
-		if (doc != NULL && add_doc(job, doc))
+		/* Read later, with the others (on several threads): known now by
+		 * the format its first member names. */
+		if (n > sizeof(head) - 1 && memcmp(s, head, sizeof(head) - 1) == 0 &&
+		    (s[sizeof(head) - 1] == ',' || s[sizeof(head) - 1] == '}')) {
+			add_doc(g, name, line, s, n, whole);
 			added++;
-		else
+		} else {
 			bad++;
-		json_decref(doc);
-		free(whole);
+			free(whole);
+		}
 	}
 	for (size_t k = 0; k < ps.n; k++) {
 		if (ps.v[k].have < ps.v[k].n) {
@@ -246,7 +256,6 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 		free(ps.v[k].id);
 	}
 	free(ps.v);
-	free(buf);
 	if (added == 0 && bad > 0)
 		return -EINVAL;
 	return added;
@@ -331,6 +340,7 @@ static void remap_proc(struct rep_proc *p, const uint32_t *to, uint32_t nf)
 
 void ht_rep__digest_order(struct rep_job *job)
 {
+	ht_rep_digest_load(job);
 	size_t n = job->nfiles;
 	size_t *ix = malloc((n + 1) * sizeof(*ix));
 	uint32_t *to = malloc((n + 1) * sizeof(*to));
@@ -348,8 +358,8 @@ void ht_rep__digest_order(struct rep_job *job)
 	memcpy(job->files, f, n * sizeof(*f));
 	struct rep_dgset *g = job->dg;
 	for (size_t d = 0; d < g->n; d++)
-		for (uint32_t k = 0; k < g->docs[d].nfiles; k++)
-			g->docs[d].map[k] = to[g->docs[d].map[k]];
+		for (uint32_t k = 0; g->docs[d]->map != NULL && k < g->docs[d]->nfiles; k++)
+			g->docs[d]->map[k] = to[g->docs[d]->map[k]];
 	for (size_t i = 0; i < g->procs.n; i++)
 		remap_proc(g->procs.v[i], to, (uint32_t)n);
 	for (size_t i = 0; i < job->nwarns; i++)	/* the digests' */
@@ -370,13 +380,12 @@ void ht_rep__digest_order(struct rep_job *job)
 
 /* A record as read: what later ones are read against (digest_write.c). */
 struct rproc {
-	struct rep_arena a;
+	struct rep_dgslab a;
 	struct rep_dval *proc;
 	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
 	struct rep_dval **arr[DA_N];
 	size_t narr[DA_N];
-	uint64_t *toff;		/* its quoted lines in the digest's pool */
-	uint32_t *tlen;
+	uint32_t *tid;		/* its quoted lines: their indices in the digest's */
 	size_t ntexts;
 	bool used;
 };
@@ -393,23 +402,29 @@ struct dctx {
 	int *map[DG_NTABLES];		/* the digest's member k of table t: ours, or -1 */
 	size_t nmap[DG_NTABLES];
 	int pair[DG_NTABLES][128];
-	struct rproc ring[BASES];
+	struct rproc ring[BASES + 1];	/* the record read and its bases */
 	size_t nread;
 	struct rproc *cur;
-	size_t poolcap;
+	struct mapcache *mc;
 };
 
-static void rproc_clear(struct rproc *r)
+/* Makes r ready for another record, its memory kept (free: given back). */
+static void rproc_clear(struct rproc *r, bool free_)
 {
-	free(r->toff);
-	free(r->tlen);
-	ht_rep_arena_free(&r->a);
+	free(r->tid);
+	struct rep_dgslab a = r->a;
+	ht_dg_slab_reset(&a);
+	if (free_)
+		ht_dg_slab_free(&a);
 	memset(r, 0, sizeof(*r));
+	r->a = a;
 }
 
+/* A file of the digest, by its index there (the job's once it is added:
+ * ht_rep__digest_parse moves every location there). */
 static uint32_t file_of(struct dctx *c, json_int_t k)
 {
-	return k >= 0 && (uint64_t)k < c->d->nfiles ? c->d->map[k] : UINT32_MAX;
+	return k >= 0 && (uint64_t)k < c->d->nfiles ? (uint32_t)k : UINT32_MAX;
 }
 
 static const char *str_of(struct dctx *c, json_t *v)
@@ -505,7 +520,7 @@ static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struc
 {
 	static const struct rep_dval none = { .k = DV_NONE };
 	size_t n = rep_dg_tabs[t].n;
-	struct rep_dval *out = ht_rep_alloc(&c->cur->a, n * sizeof(*out));
+	struct rep_dval *out = ht_dg_slab_alloc(&c->cur->a, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++)
 		out[i] = b != NULL ? b[i] : none;
 	size_t nm = json_array_size(m);
@@ -566,13 +581,10 @@ static void set_field(struct dctx *c, char *at, unsigned type, const struct rep_
 		if (v->k == DV_LOC) {
 			l.file = v->file >= 0 ? file_of(c, v->file) : c->file;
 			l.line = (uint32_t)v->i;
-			if (v->text >= 0 && (size_t)v->text < c->cur->ntexts) {
-				l.off = c->cur->toff[v->text];
-				l.len = c->cur->tlen[v->text];
-			} else {
-				l.off = NOT_READ;	/* not readable, as it was not */
-				l.len = 0;
-			}
+			/* (the line is made when it is quoted: ht_rep__digest_line) */
+			l.off = v->text >= 0 && (size_t)v->text < c->cur->ntexts
+					? c->cur->tid[v->text] : NOT_READ;
+			l.len = 0;
 		}
 		memcpy(at, &l, sizeof(l));
 		break;
@@ -594,24 +606,65 @@ static void get_fields(struct dctx *c, json_t *m, void *base, int t, const struc
 		*keep = v;
 }
 
+/* The lists of members of the last digest a thread read, and what they
+ * map to: digests written by one version list the same (once each). */
+struct mapcache {
+	char **names[DG_NTABLES];
+	size_t n[DG_NTABLES];
+	int *map[DG_NTABLES];
+	int pair[DG_NTABLES][128];
+	bool paired;
+};
+
+static void mapcache_free(struct mapcache *m)
+{
+	for (int t = 0; t < DG_NTABLES; t++) {
+		for (size_t k = 0; k < m->n[t]; k++)
+			free(m->names[t][k]);
+		free(m->names[t]);
+		free(m->map[t]);
+	}
+}
+
 /* The digest's lists of members ("members"): for each table, what its
  * index k names here (-1: a member this reader does not know). */
 static void make_maps(struct dctx *c)
 {
+	struct mapcache *m = c->mc;
+	if (!m->paired) {
+		for (int t = 0; t < DG_NTABLES; t++)
+			ht_dg_pairs(t, m->pair[t]);
+		m->paired = true;
+	}
+	memcpy(c->pair, m->pair, sizeof(c->pair));
 	json_t *members = json_object_get(c->doc, "members");
 	for (int t = 0; t < DG_NTABLES; t++) {
 		json_t *names = json_object_get(members, rep_dg_tabs[t].name);
-		size_t n = json_array_size(names);
-		c->map[t] = ht_rep_alloc(c->a, (n + 1) * sizeof(*c->map[t]));
-		c->nmap[t] = n;
-		for (size_t k = 0; k < n; k++) {
-			const char *name = json_string_value(json_array_get(names, k));
-			c->map[t][k] = -1;
-			for (size_t i = 0; name != NULL && i < rep_dg_tabs[t].n; i++)
-				if (strcmp(rep_dg_tabs[t].fd[i].name, name) == 0)
-					c->map[t][k] = (int)i;
+		size_t n = json_array_size(names), k = 0;
+		while (k < n && k < m->n[t] && json_is_string(json_array_get(names, k)) &&
+		       strcmp(m->names[t][k], json_string_value(json_array_get(names, k))) == 0)
+			k++;
+		if (k < n || n != m->n[t]) {
+			for (k = 0; k < m->n[t]; k++)
+				free(m->names[t][k]);
+			m->n[t] = n;
+			m->names[t] = realloc(m->names[t], (n + 1) * sizeof(*m->names[t]));
+			m->map[t] = realloc(m->map[t], (n + 1) * sizeof(*m->map[t]));
+			if (m->names[t] == NULL || m->map[t] == NULL)
+				abort();
+			for (k = 0; k < n; k++) {
+				const char *name = json_string_value(json_array_get(names, k));
+				m->names[t][k] = strdup(name != NULL ? name : "");
+				if (m->names[t][k] == NULL)
+					abort();
+				m->map[t][k] = -1;
+				for (size_t i = 0; name != NULL && i < rep_dg_tabs[t].n; i++)
+					if (strcmp(rep_dg_tabs[t].fd[i].name, name) == 0)
+						m->map[t][k] = (int)i;
+			}
 		}
-		ht_dg_pairs(t, c->pair[t]);
+		c->map[t] = m->map[t];
+		c->nmap[t] = n;
 	}
 }
 
@@ -697,76 +750,145 @@ static struct rep_buildlock *get_buildlock(struct dctx *c, json_t *o)
 	return b;
 }
 
-/* Appends a line to the digest's pool (each followed by a newline). */
-static uint64_t pool_add(struct dctx *c, const char *s, size_t n)
+/* Adds a quoted line (s, n bytes): whole (base -1), or a delta (its JSON
+ * text) of line base. Returns its index. */
+static uint32_t text_add(struct rep_dgdoc *d, const char *s, size_t n, int64_t base)
 {
-	struct rep_dgdoc *d = c->d;
-	if (d->poollen + n + 2 > c->poolcap) {
-		c->poolcap = (d->poollen + n + 2) * 2;
-		d->pool = realloc(d->pool, c->poolcap);
-		if (d->pool == NULL)
+	if (d->len + n + 1 > d->cap) {
+		d->cap = (d->len + n + 1) * 2;
+		d->buf = realloc(d->buf, d->cap);
+		if (d->buf == NULL)
 			abort();
 	}
-	uint64_t off = d->poollen;
-	memcpy(d->pool + off, s, n);
-	d->poollen += n;
-	d->pool[d->poollen++] = '\n';
-	return off;
+	if (d->ntexts == d->captexts) {
+		d->captexts = d->captexts != 0 ? d->captexts * 2 : 64;
+		d->off = realloc(d->off, d->captexts * sizeof(*d->off));
+		d->tlen = realloc(d->tlen, d->captexts * sizeof(*d->tlen));
+		d->base = realloc(d->base, d->captexts * sizeof(*d->base));
+		if (d->off == NULL || d->tlen == NULL || d->base == NULL)
+			abort();
+	}
+	d->off[d->ntexts] = d->len;
+	d->tlen[d->ntexts] = (uint32_t)n;
+	d->base[d->ntexts] = base;
+	memcpy(d->buf + d->len, s, n);
+	d->len += n;
+	return (uint32_t)d->ntexts++;
 }
 
-/* Text j of record r (from the pool), NUL-terminated, malloc'd; NULL when none. */
-static char *text_copy(struct dctx *c, const struct rproc *r, json_int_t j)
+/* v as compact JSON onto b (a delta: integers, strings, arrays, objects). */
+static void dump_json(struct rep_buf *b, json_t *v)
 {
-	if (r == NULL || j < 0 || (size_t)j >= r->ntexts)
-		return NULL;
-	char *s = malloc((size_t)r->tlen[j] + 1);
-	if (s == NULL)
-		abort();
-	memcpy(s, c->d->pool + r->toff[j], r->tlen[j]);
-	s[r->tlen[j]] = '\0';
-	return s;
+	char num[24];
+	switch (json_typeof(v)) {
+	case JSON_INTEGER: {
+		json_int_t x = json_integer_value(v);
+		uint64_t u = x < 0 ? -(uint64_t)x : (uint64_t)x;
+		char *p = num + sizeof(num);
+		*--p = '\0';
+		do {
+			*--p = (char)('0' + u % 10);
+			u /= 10;
+		} while (u != 0);
+		if (x < 0)
+			*--p = '-';
+		ht_rep_buf_add(b, p);
+		break;
+	}
+	case JSON_STRING: {
+		const char *s = json_string_value(v);
+		size_t n = json_string_length(v), from = 0;
+		ht_rep_buf_add(b, "\"");
+		for (size_t i = 0; i < n; i++) {
+			unsigned char ch = (unsigned char)s[i];
+			if (ch != '"' && ch != '\\' && ch >= 0x20)
+				continue;
+			ht_rep_buf_addn(b, s + from, i - from);
+			snprintf(num, sizeof(num), ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : "\\u%04x", ch);
+			ht_rep_buf_add(b, num);
+			from = i + 1;
+		}
+		ht_rep_buf_addn(b, s + from, n - from);
+		ht_rep_buf_add(b, "\"");
+		break;
+	}
+	case JSON_ARRAY: {
+		ht_rep_buf_add(b, "[");
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			if (i > 0)
+				ht_rep_buf_add(b, ",");
+			dump_json(b, json_array_get(v, i));
+		}
+		ht_rep_buf_add(b, "]");
+		break;
+	}
+	case JSON_OBJECT: {
+		const char *k;
+		json_t *x;
+		bool first = true;
+		ht_rep_buf_add(b, "{");
+		json_object_foreach(v, k, x) {
+			ht_rep_buf_add(b, first ? "\"" : ",\"");
+			first = false;
+			ht_rep_buf_add(b, k);
+			ht_rep_buf_add(b, "\":");
+			dump_json(b, x);
+		}
+		ht_rep_buf_add(b, "}");
+		break;
+	}
+	default:
+		ht_rep_buf_add(b, "null");
+		break;
+	}
+}
+
+/* A delta of line base: its JSON text kept, applied when quoted. */
+static uint32_t delta_add(struct rep_dgdoc *d, json_t *delta, int64_t base)
+{
+	struct rep_buf b = { 0 };
+	dump_json(&b, delta);
+	uint32_t i = text_add(d, b.s != NULL ? b.s : "[]", b.n, base);
+	ht_rep_buf_free(&b);
+	return i;
+}
+
+/* The line with index j of record r, or -1. */
+static int64_t text_of(const struct rproc *r, json_int_t j)
+{
+	return r != NULL && j >= 0 && (size_t)j < r->ntexts ? (int64_t)r->tid[j] : -1;
 }
 
 /* The record's quoted lines ("x"): each whole, or as it changes a line of
  * its base ([...], the line at the same place; {"i": J, "d": [...]}, the
- * base's line J) or an earlier line of its own ({"o": J, "d": [...]}). */
+ * base's line J) or an earlier line of its own ({"o": J, "d": [...]}),
+ * kept as they are written: a line is made when it is quoted. */
 static void get_texts(struct dctx *c, json_t *x, const struct rproc *b)
 {
 	struct rproc *r = c->cur;
 	size_t n = json_array_size(x);
-	r->toff = calloc(n + 1, sizeof(*r->toff));
-	r->tlen = calloc(n + 1, sizeof(*r->tlen));
-	if (r->toff == NULL || r->tlen == NULL)
+	r->tid = calloc(n + 1, sizeof(*r->tid));
+	if (r->tid == NULL)
 		abort();
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(x, i);
 		if (json_is_string(e)) {
-			r->toff[i] = pool_add(c, json_string_value(e), json_string_length(e));
-			r->tlen[i] = (uint32_t)json_string_length(e);
-			r->ntexts = i + 1;
-			continue;
-		}
-		char *base = NULL;
-		json_t *delta = e;
-		if (json_is_array(e)) {
-			base = text_copy(c, b, (json_int_t)i);
-		} else if (json_is_object(e)) {
-			delta = json_object_get(e, "d");
-			json_t *own = json_object_get(e, "o");
-			base = own != NULL ? text_copy(c, r, json_integer_value(own))
-					   : text_copy(c, b, json_integer_value(json_object_get(e, "i")));
-		}
-		size_t len = 0;
-		char *t = base != NULL ? ht_dg_text_apply(base, delta, &len) : NULL;
-		if (t != NULL) {
-			r->toff[i] = pool_add(c, t, len);
-			r->tlen[i] = (uint32_t)len;
+			r->tid[i] = text_add(c->d, json_string_value(e), json_string_length(e), -1);
 		} else {
-			r->toff[i] = NOT_READ;	/* a line that cannot be made: not readable */
-			r->tlen[i] = 0;
+			int64_t base = -1;
+			json_t *delta = e;
+			if (json_is_array(e)) {
+				base = text_of(b, (json_int_t)i);
+			} else if (json_is_object(e)) {
+				delta = json_object_get(e, "d");
+				json_t *own = json_object_get(e, "o");
+				base = own != NULL ? text_of(r, json_integer_value(own))
+						   : text_of(b, json_integer_value(json_object_get(e, "i")));
+			}
+			/* (a line that cannot be made is not readable) */
+			r->tid[i] = json_is_array(delta) && base >= 0 ? delta_add(c->d, delta, base)
+								       : text_add(c->d, "", 0, -2);
 		}
-		free(t);
-		free(base);
 		r->ntexts = i + 1;
 	}
 }
@@ -786,15 +908,11 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	json_int_t dist = json_object_get(o, "b") != NULL ? json_integer_value(json_object_get(o, "b"))
 							  : 1;
 	size_t avail = c->nread < BASES ? c->nread : BASES;
-	struct rproc *r = &c->ring[c->nread % BASES];
-	struct rproc old = *r;		/* (it may be the base: cleared once read) */
+	struct rproc *r = &c->ring[c->nread % (BASES + 1)];
 	const struct rproc *b = NULL;
-	if (dist >= 1 && (size_t)dist <= avail) {
-		b = &c->ring[(c->nread - (size_t)dist) % BASES];
-		if (b == r)
-			b = &old;
-	}
-	memset(r, 0, sizeof(*r));
+	if (dist >= 1 && (size_t)dist <= avail)
+		b = &c->ring[(c->nread - (size_t)dist) % (BASES + 1)];
+	rproc_clear(r, false);
 	c->cur = r;
 	struct rep_proc *p = ht_rep_alloc(c->a, sizeof(*p));
 	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "f")));
@@ -815,7 +933,7 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 			continue;
 		size_t sz = rep_dg_arrs[a].size;
 		char *v = ht_rep_alloc(c->a, n * sz);
-		r->arr[a] = ht_rep_alloc(&r->a, n * sizeof(*r->arr[a]));
+		r->arr[a] = ht_dg_slab_alloc(&r->a, n * sizeof(*r->arr[a]));
 		for (size_t j = 0; j < n; j++) {
 			json_t *e = json_array_get(arr, j);
 			json_t *m = a == DA_DUMPS ? json_object_get(e, "m") : e;
@@ -843,8 +961,6 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	if (json_is_object(blk))
 		p->blk = get_buildlock(c, blk);
 	p->work = -1;		/* as the reader leaves it (parse.c) */
-	if (old.used)
-		rproc_clear(&old);
 	r->used = true;
 	c->nread++;
 	return p;
@@ -873,47 +989,182 @@ static void add_unknown(struct rep_unknown *unk, size_t *n, size_t cap, const ch
 	}
 }
 
-/* A digest's records, warnings and unknown types, read as it is added
- * (its files are where they were added: ht_rep__digest_order moves them);
- * its quoted lines into d's pool. */
-static void take_doc(struct rep_job *job, struct rep_dgdoc *d, json_t *doc)
+/* Reads one digest (its line, d->src) into d: its files' names, records
+ * (in the arena a, their files the digest's own), warnings, unknown event
+ * types and quoted lines. On the reading thread: touches nothing shared. */
+/* A digest parsed whole into the thread's scratch block goes with the
+ * block (jansson's memory while reading, rctx.c); else it is freed. */
+static void doc_free(json_t *doc)
 {
-	struct rep_dgset *g = job->dg;
-	struct dctx c = { .job = job, .d = d, .doc = doc, .a = &g->a };
+	if (!ht_rep__scratch_whole())
+		json_decref(doc);
+	ht_rep__scratch_release(0);
+}
+
+static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct mapcache *mc)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(d->src, d->srclen, 0, &je);
+	json_t *files = json_object_get(doc, "files");
+	const char *fmt = json_string_value(json_object_get(doc, "digest"));
+	if (doc == NULL || fmt == NULL || strcmp(fmt, HT_DIGEST_FORMAT) != 0 ||
+	    !json_is_array(files) || !json_is_array(json_object_get(doc, "procs"))) {
+		if (asprintf(&d->why, "%s", doc == NULL ? je.text : "not a digest of its format") < 0)
+			d->why = NULL;
+		doc_free(doc);
+		return;
+	}
+	d->nfiles = (uint32_t)json_array_size(files);
+	d->names = calloc(d->nfiles + 1, sizeof(*d->names));
+	if (d->names == NULL)
+		abort();
+	for (uint32_t k = 0; k < d->nfiles; k++) {
+		const char *name = json_string_value(json_array_get(files, k));
+		d->names[k] = strdup(name != NULL ? name : "?");
+		if (d->names[k] == NULL)
+			abort();
+	}
+	struct dctx c = { .d = d, .doc = doc, .a = a, .mc = mc };
 	make_stacks(&c);
 	make_maps(&c);
 	size_t k;
 	json_t *e;
 	json_array_foreach(json_object_get(doc, "procs"), k, e)
-		ht_rep_vec_push(&g->procs, get_proc(&c, e));
-	for (size_t i = 0; i < BASES; i++)
-		if (c.ring[i].used)
-			rproc_clear(&c.ring[i]);
+		ht_rep_vec_push(&d->procs, get_proc(&c, e));
+	for (size_t i = 0; i < BASES + 1; i++)
+		rproc_clear(&c.ring[i], true);
 	json_array_foreach(json_object_get(doc, "warnings"), k, e) {
 		const char *msg = json_string_value(json_array_get(e, 2));
-		char *m = msg != NULL ? strdup(msg) : NULL;
-		if (m != NULL)
-			ht_rep__warn_take(job, file_of(&c, json_integer_value(json_array_get(e, 0))),
-					  (uint32_t)json_integer_value(json_array_get(e, 1)), m);
+		if (msg == NULL)
+			continue;
+		d->warns = realloc(d->warns, (d->nwarns + 1) * sizeof(*d->warns));
+		if (d->warns == NULL)
+			abort();
+		d->warns[d->nwarns++] = (struct rep_warning){
+			file_of(&c, json_integer_value(json_array_get(e, 0))),
+			(uint32_t)json_integer_value(json_array_get(e, 1)), strdup(msg) };
 	}
 	json_array_foreach(json_object_get(doc, "unknown"), k, e) {
 		const char *type = json_string_value(json_array_get(e, 0));
 		if (type == NULL)
 			continue;
-		if (g->npend == g->cap_pend) {
-			g->cap_pend = g->cap_pend != 0 ? g->cap_pend * 2 : 16;
-			struct rep_unknown *u = realloc(g->pend, g->cap_pend * sizeof(*u));
-			if (u == NULL)
-				abort();
-			g->pend = u;
-		}
-		struct rep_unknown *u = &g->pend[g->npend++];
+		d->unk = realloc(d->unk, (d->nunk + 1) * sizeof(*d->unk));
+		if (d->unk == NULL)
+			abort();
+		struct rep_unknown *u = &d->unk[d->nunk++];
 		snprintf(u->type, sizeof(u->type), "%s", type);
 		u->file = file_of(&c, json_integer_value(json_array_get(e, 1)));
 		u->line = (uint32_t)json_integer_value(json_array_get(e, 2));
 		u->count = (size_t)json_integer_value(json_array_get(e, 3));
 	}
-	job->warns_dropped += (size_t)json_integer_value(json_object_get(doc, "warnings_dropped"));
+	d->dropped = (size_t)json_integer_value(json_object_get(doc, "warnings_dropped"));
+	d->ok = true;
+	doc_free(doc);
+}
+
+/* ---- reading the digests, on several threads ----------------------------------------------- */
+
+struct dgworker {
+	pthread_t th;
+	struct rep_dgset *g;
+	size_t first, step;
+	struct rep_arena a;
+	struct mapcache mc;
+};
+
+static void *dg_work(void *arg)
+{
+	struct dgworker *w = arg;
+	ht_rep__scratch_begin();
+	for (size_t i = w->g->nparsed + w->first; i < w->g->n; i += w->step)
+		parse_doc(w->g->docs[i], &w->a, &w->mc);
+	ht_rep__scratch_end();
+	mapcache_free(&w->mc);
+	return NULL;
+}
+
+/* Reads the digests given, then adds them to the job in the order given:
+ * their files (each line made when it is quoted, ht_rep__digest_line),
+ * records, warnings and unknown event types. */
+void ht_rep_digest_load(struct rep_job *job)
+{
+	struct rep_dgset *g = job->dg;
+	if (g == NULL || g->nparsed == g->n)
+		return;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = job->nthreads > 0 ? (size_t)job->nthreads : cpus > 8 ? 8 : cpus < 1 ? 1 : (size_t)cpus;
+	if (n > (g->n - g->nparsed) / 4 + 1)
+		n = (g->n - g->nparsed) / 4 + 1;
+	struct dgworker *w = calloc(n, sizeof(*w));
+	if (w == NULL)
+		abort();
+	size_t started = 0;
+	json_set_alloc_funcs(ht_rep__j_malloc, ht_rep__j_free);	/* (as ht_rep_read) */
+	for (size_t t = 0; t < n; t++) {
+		w[t] = (struct dgworker){ .g = g, .first = t, .step = n };
+		ht_rep_intern_on(&w[t].a);
+	}
+	for (size_t t = 1; t < n; t++) {
+		if (pthread_create(&w[t].th, NULL, dg_work, &w[t]) != 0)
+			break;
+		started = t;
+	}
+	/* (the threads that could not start: their digests read here) */
+	for (size_t t = started + 1; t < n; t++)
+		dg_work(&w[t]);
+	dg_work(&w[0]);
+	for (size_t t = 1; t <= started; t++)
+		pthread_join(w[t].th, NULL);
+	for (size_t t = 0; t < n; t++) {
+		ht_rep_intern_off(&w[t].a);
+		ht_rep_arena_take(&g->a, &w[t].a);
+	}
+	free(w);
+	for (size_t i = g->nparsed; i < g->n; i++) {
+		struct rep_dgdoc *d = g->docs[i];
+		if (!d->ok) {
+			warnx("%s: line %zu: a digest that could not be read (%s)", d->path, d->line,
+			      d->why != NULL ? d->why : "?");
+			continue;
+		}
+		d->map = calloc(d->nfiles + 1, sizeof(*d->map));
+		if (d->map == NULL)
+			abort();
+		for (uint32_t k = 0; k < d->nfiles; k++) {
+			d->map[k] = (uint32_t)job->nfiles;
+			ht_rep_add_buffer(job, d->names[k], NULL, 0);
+			job->files[job->nfiles - 1].digest = true;
+			job->files[job->nfiles - 1].dgdoc = d;
+		}
+		for (size_t k = 0; k < d->procs.n; k++) {
+			remap_proc(d->procs.v[k], d->map, d->nfiles);
+			ht_rep_vec_push(&g->procs, d->procs.v[k]);
+		}
+		ht_rep_vec_free(&d->procs);
+		for (size_t k = 0; k < d->nwarns; k++)
+			ht_rep__warn_take(job, d->warns[k].file < d->nfiles ? d->map[d->warns[k].file]
+									  : UINT32_MAX,
+					  d->warns[k].line, d->warns[k].msg);
+		free(d->warns);
+		d->warns = NULL;
+		for (size_t k = 0; k < d->nunk; k++) {
+			if (g->npend == g->cap_pend) {
+				g->cap_pend = g->cap_pend != 0 ? g->cap_pend * 2 : 16;
+				struct rep_unknown *u = realloc(g->pend, g->cap_pend * sizeof(*u));
+				if (u == NULL)
+					abort();
+				g->pend = u;
+			}
+			g->pend[g->npend] = d->unk[k];
+			if (d->unk[k].file < d->nfiles)
+				g->pend[g->npend].file = d->map[d->unk[k].file];
+			g->npend++;
+		}
+		free(d->unk);
+		d->unk = NULL;
+		job->warns_dropped += d->dropped;
+	}
+	g->nparsed = g->n;
 }
 
 void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *nunk, size_t cap)
@@ -930,16 +1181,54 @@ void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *n
 	ht_rep_arena_take(&job->a, &g->a);
 }
 
+/* ---- a quoted line, made when it is quoted ------------------------------------------------------ */
+
+char *ht_rep__digest_line(const struct rep_dgdoc *d, uint64_t i, size_t *len)
+{
+	if (i >= d->ntexts || d->base[i] == -2)
+		return NULL;
+	const char *s = d->buf + d->off[i];
+	if (d->base[i] < 0) {
+		char *t = malloc((size_t)d->tlen[i] + 1);
+		if (t == NULL)
+			return NULL;
+		memcpy(t, s, d->tlen[i]);
+		t[d->tlen[i]] = '\0';
+		*len = d->tlen[i];
+		return t;
+	}
+	size_t bl;
+	char *b = ht_rep__digest_line(d, (uint64_t)d->base[i], &bl);	/* (an earlier line) */
+	json_t *delta = b != NULL ? json_loadb(s, d->tlen[i], 0, NULL) : NULL;
+	char *t = delta != NULL ? ht_dg_text_apply(b, delta, len) : NULL;
+	json_decref(delta);
+	free(b);
+	return t;
+}
+
 void ht_rep__digest_free(struct rep_job *job)
 {
 	struct rep_dgset *g = job->dg;
 	if (g == NULL)
 		return;
 	for (size_t i = 0; i < g->n; i++) {
-		free(g->docs[i].map);
-		free(g->docs[i].pool);
+		struct rep_dgdoc *d = g->docs[i];
+		for (uint32_t k = 0; d->names != NULL && k < d->nfiles; k++)
+			free(d->names[k]);
+		free(d->names);
+		free(d->map);
+		free(d->buf);
+		free(d->off);
+		free(d->tlen);
+		free(d->base);
+		free(d->why);
+		free(d->own);
+		free(d);
 	}
 	free(g->docs);
+	for (size_t i = 0; i < g->nbufs; i++)
+		free(g->bufs[i]);
+	free(g->bufs);
 	free(g->pend);
 	ht_rep_vec_free(&g->procs);
 	ht_rep_intern_off(&g->a);

@@ -163,7 +163,7 @@ struct stacks {
 
 /* A record as written: its members' values, and its arrays' records. */
 struct wproc {
-	struct rep_arena a;
+	struct rep_dgslab a;
 	const char *cmd, *exe;
 	struct rep_dval *proc;
 	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
@@ -171,6 +171,7 @@ struct wproc {
 	size_t narr[DA_N];
 	char **texts;		/* its quoted lines, in the order of their indices */
 	size_t *tlen;
+	unsigned char *depth;	/* how many deltas make each (0: whole) */
 	size_t ntexts, cap;
 	bool used;
 };
@@ -181,7 +182,7 @@ struct wctx {
 	struct stacks stacks;
 	uint32_t file;		/* the record's file */
 	bool unquoted;		/* the locations being written are never quoted */
-	struct wproc ring[BASES];
+	struct wproc ring[BASES + 1];	/* the record written and its bases */
 	size_t nwritten;
 	struct wproc *cur;	/* the record being written */
 	int pair[DG_NTABLES][128];
@@ -189,14 +190,20 @@ struct wctx {
 	int32_t *col[DG_NTABLES];	/* a member's index in its list, or -1 */
 };
 
-static void wproc_clear(struct wproc *r)
+/* Makes r ready for another record, its memory kept (free: given back). */
+static void wproc_clear(struct wproc *r, bool free_)
 {
 	for (size_t i = 0; i < r->ntexts; i++)
 		free(r->texts[i]);
 	free(r->texts);
 	free(r->tlen);
-	ht_rep_arena_free(&r->a);
+	free(r->depth);
+	struct rep_dgslab a = r->a;
+	ht_dg_slab_reset(&a);
+	if (free_)
+		ht_dg_slab_free(&a);
 	memset(r, 0, sizeof(*r));
+	r->a = a;
 }
 
 /* The index of a quoted line in the current record's texts, added when new. */
@@ -212,7 +219,8 @@ static int32_t local_text(struct wctx *w, char *q, size_t n)
 		r->cap = r->cap != 0 ? r->cap * 2 : 16;
 		r->texts = realloc(r->texts, r->cap * sizeof(*r->texts));
 		r->tlen = realloc(r->tlen, r->cap * sizeof(*r->tlen));
-		if (r->texts == NULL || r->tlen == NULL)
+		r->depth = realloc(r->depth, r->cap * sizeof(*r->depth));
+		if (r->texts == NULL || r->tlen == NULL || r->depth == NULL)
 			abort();
 	}
 	r->texts[r->ntexts] = q;
@@ -378,7 +386,7 @@ static json_t *delta_json(struct wctx *w, int t, const struct rep_dval *vals,
 static json_t *record(struct wctx *w, const void *rec, int t, const struct rep_dval *b,
 		      struct rep_dval **keep)
 {
-	struct rep_dval *vals = ht_rep_alloc(&w->cur->a, rep_dg_tabs[t].n * sizeof(*vals));
+	struct rep_dval *vals = ht_dg_slab_alloc(&w->cur->a, rep_dg_tabs[t].n * sizeof(*vals));
 	dvals(w, vals, rec, t, 0, rep_dg_tabs[t].n);
 	*keep = vals;
 	return delta_json(w, t, vals, b);
@@ -494,7 +502,7 @@ static struct wproc *base_of(struct wctx *w, const struct rep_proc *p, size_t *d
 {
 	size_t avail = w->nwritten < BASES ? w->nwritten : BASES;
 	for (size_t d = 1; d <= avail; d++) {
-		struct wproc *r = &w->ring[(w->nwritten - d) % BASES];
+		struct wproc *r = &w->ring[(w->nwritten - d) % (BASES + 1)];
 		if ((r->cmd == p->cmd || (r->cmd != NULL && p->cmd != NULL && strcmp(r->cmd, p->cmd) == 0)) &&
 		    (r->exe == p->exe || (r->exe != NULL && p->exe != NULL && strcmp(r->exe, p->exe) == 0))) {
 			*dist = d;
@@ -502,7 +510,7 @@ static struct wproc *base_of(struct wctx *w, const struct rep_proc *p, size_t *d
 		}
 	}
 	*dist = 1;
-	return avail > 0 ? &w->ring[(w->nwritten - 1) % BASES] : NULL;
+	return avail > 0 ? &w->ring[(w->nwritten - 1) % (BASES + 1)] : NULL;
 }
 
 /* Record j of array a against the base's j-th, else this record's
@@ -522,19 +530,27 @@ static size_t head_len(const char *s)
 	return c != NULL ? (size_t)(c - s) : strlen(s);
 }
 
+/* A line is made of at most this many deltas (a report quoting a line of
+ * a big digest makes it at once). */
+#define CHAIN 24
+
 /* Quoted line i of r: as it changes the line at the same place of its
  * base (an array), when that is less than half the line; else as it
  * changes the line of the base (`i`) or an earlier one of its own (`o`)
  * of the same type that takes least; else whole. */
-static json_t *text_entry(const struct wproc *b, const struct wproc *r, size_t i)
+static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 {
 	const char *cur = r->texts[i];
 	size_t len = r->tlen[i], best = len;
 	json_t *d = NULL;
-	if (b != NULL && i < b->ntexts) {
+	r->depth[i] = 0;
+	if (b != NULL && i < b->ntexts && b->depth[i] + 1 < CHAIN) {
 		d = ht_dg_text_delta(b->texts[i], cur, len, &best);
+		r->depth[i] = (unsigned char)(b->depth[i] + 1);
 		if (d != NULL && best * 2 < len)
 			return d;
+		if (d == NULL)
+			r->depth[i] = 0;
 	}
 	const char *how = NULL;
 	size_t from = 0, h = head_len(cur);
@@ -542,7 +558,8 @@ static json_t *text_entry(const struct wproc *b, const struct wproc *r, size_t i
 		const struct wproc *q = own ? r : b;
 		size_t n = q == NULL ? 0 : own ? i : q->ntexts;
 		for (size_t j = 0; j < n; j++) {
-			if ((!own && j == i) || strncmp(q->texts[j], cur, h + 1) != 0)
+			if ((!own && j == i) || q->depth[j] + 1 >= CHAIN ||
+			    strncmp(q->texts[j], cur, h + 1) != 0)
 				continue;
 			size_t sz;
 			json_t *e = ht_dg_text_delta(q->texts[j], cur, len, &sz);
@@ -552,6 +569,7 @@ static json_t *text_entry(const struct wproc *b, const struct wproc *r, size_t i
 				best = sz + 12;
 				how = own ? "o" : "i";
 				from = j;
+				r->depth[i] = (unsigned char)(q->depth[j] + 1);
 			} else {
 				json_decref(e);
 			}
@@ -569,9 +587,8 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 {
 	size_t dist;
 	struct wproc *b = base_of(w, p, &dist);
-	struct wproc *r = &w->ring[w->nwritten % BASES];
-	struct wproc old = *r;	/* (it may be b: cleared once written) */
-	memset(r, 0, sizeof(*r));
+	struct wproc *r = &w->ring[w->nwritten % (BASES + 1)];
+	wproc_clear(r, false);
 	w->cur = r;
 	r->cmd = p->cmd;
 	r->exe = p->exe;
@@ -580,13 +597,11 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 	json_object_set_new(o, "f", json_integer(p->file));
 	if (b != NULL && dist != 1)
 		json_object_set_new(o, "b", json_integer((json_int_t)dist));
-	if (b == &w->ring[w->nwritten % BASES])
-		b = &old;
 	json_object_set_new(o, "m", record(w, p, DG_PROC, b != NULL ? b->proc : NULL, &r->proc));
 	json_t *ph = json_array();
 	size_t n = rep_dg_tabs[DG_PHASE].n;
 	for (int i = 0; i < HT_PHASE_COUNT; i++) {
-		struct rep_dval *vals = ht_rep_alloc(&r->a, n * sizeof(*vals));
+		struct rep_dval *vals = ht_dg_slab_alloc(&r->a, n * sizeof(*vals));
 		/* Quoted: the begin of the current phase, the end of cuda_init. */
 		w->unquoted = i != p->cur_phase;
 		dvals(w, vals, &p->ph[i], DG_PHASE, 0, n - 1);
@@ -608,7 +623,7 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 		if (cnt == 0)
 			continue;
 		int t = rep_dg_arrs[a].table;
-		r->arr[a] = ht_rep_alloc(&r->a, cnt * sizeof(*r->arr[a]));
+		r->arr[a] = ht_dg_slab_alloc(&r->a, cnt * sizeof(*r->arr[a]));
 		json_t *arr = json_array();
 		for (size_t j = 0; j < cnt; j++) {
 			const void *rec = v + j * rep_dg_arrs[a].size;
@@ -648,8 +663,6 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 	for (size_t i = 0; i < r->ntexts; i++)
 		json_array_append_new(x, text_entry(b, r, i));
 	json_object_set_new(o, "x", x);
-	if (old.used)
-		wproc_clear(&old);
 	r->used = true;
 	w->nwritten++;
 	return o;
@@ -709,9 +722,8 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 		rc = -1;
 	json_decref(root);
 	json_decref(w.members);
-	for (size_t i = 0; i < BASES; i++)
-		if (w.ring[i].used)
-			wproc_clear(&w.ring[i]);
+	for (size_t i = 0; i < BASES + 1; i++)
+		wproc_clear(&w.ring[i], true);
 	for (int t = 0; t < DG_NTABLES; t++)
 		free(w.col[t]);
 	free(w.stacks.tab.slot);

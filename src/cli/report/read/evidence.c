@@ -13,12 +13,17 @@
 #include <unistd.h>
 
 #include "read/evidence.h"
+#include "read/reader.h"
 
 char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc)
 {
 	if (!rep_has_loc(loc) || loc->file >= job->nfiles)
 		return NULL;
 	const struct rep_file *f = &job->files[loc->file];
+	if (f->dgdoc != NULL) {
+		size_t n;
+		return ht_rep__digest_line(f->dgdoc, loc->off, &n);
+	}
 	char *s = malloc((size_t)loc->len + 1);
 	if (s == NULL)
 		return NULL;

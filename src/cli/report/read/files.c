@@ -45,6 +45,7 @@ static void add_file_own(struct rep_job *job, char *path, char *name, const char
 	f->base = NULL;
 	f->dup = false;
 	f->digest = false;
+	f->dgdoc = NULL;
 }
 
 static void add_file(struct rep_job *job, const char *path, const char *name,

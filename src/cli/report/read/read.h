@@ -22,6 +22,10 @@ void ht_rep_digest_says(const char *path, char *out, size_t n);
  * their files and records, read with the rest by ht_rep_read. Returns the
  * number of digests, or -errno; a line that is no digest is a warning. */
 int ht_rep_add_digest(struct rep_job *job, const char *path);
+/* Reads the digests added (on several threads) and adds their files and
+ * records to the job, in the order they were added; says on stderr which
+ * could not be read. ht_rep_read does it too. */
+void ht_rep_digest_load(struct rep_job *job);
 /* Reading for a digest: the unknown event types are counted, not warned
  * (the report over the digests counts them across all). Call before
  * ht_rep_read. */

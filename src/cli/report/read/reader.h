@@ -18,19 +18,38 @@ struct rep_unknown {
 	size_t count;
 };
 
-/* The digests given (digest_read.c): each one's files (the indices in
- * job->files) and quoted lines (a buffer its files' mem points into, kept
- * with the job); the records, warnings and unknown event types read from
- * them, until ht_rep_read takes them. */
+/* The digests given (digest_read.c): each one's line, then what was read
+ * of it (its files' names, records, warnings, unknown event types; its
+ * files' places in job->files once added) and its quoted lines, each kept
+ * whole or as the delta of an earlier one (base) until it is quoted. */
 struct rep_dgdoc {
-	uint32_t *map;			/* its file k is job->files[map[k]] (as added) */
+	const char *src;		/* its line */
+	size_t srclen;
+	char *own;			/* the line, when joined from parts */
+	const char *path;		/* where it was read: its file and line */
+	size_t line;
+	bool ok;			/* read */
+	char *why;			/* else why not */
+	char **names;			/* its files' names */
 	uint32_t nfiles;
-	char *pool;			/* its quoted lines, each with a newline */
-	size_t poollen;
+	uint32_t *map;			/* its file k is job->files[map[k]] */
+	struct rep_vec procs;		/* its records, until added to the set's */
+	struct rep_warning *warns;
+	size_t nwarns;
+	struct rep_unknown *unk;
+	size_t nunk, dropped;
+	char *buf;			/* its quoted lines: line i at buf + off[i], */
+	size_t len, cap;		/* tlen[i] bytes, whole (base[i] == -1), not */
+	uint64_t *off;			/* readable (-2), or the JSON of a delta */
+	uint32_t *tlen;			/* (digest.h) of line base[i] */
+	int64_t *base;
+	size_t ntexts, captexts;
 };
 struct rep_dgset {
-	struct rep_dgdoc *docs;
-	size_t n, cap;
+	struct rep_dgdoc **docs;
+	size_t n, cap, nparsed;	/* nparsed: read and added to the job */
+	char **bufs;			/* the files read (and their names) */
+	size_t nbufs;
 	struct rep_arena a;		/* the records read (strings kept once) */
 	struct rep_vec procs;
 	struct rep_unknown *pend;	/* unknown event types of the digests */
@@ -39,8 +58,12 @@ struct rep_dgset {
 	struct rep_unknown unk[64];	/* then: the unknown event types counted */
 	size_t nunk;
 };
-/* Puts the job's files in name order (folder by folder, as one folder's
- * listing is) when digests are among them, before they are read. */
+/* Quoted line i of digest d, made (malloc'd, NUL-terminated, *len bytes);
+ * NULL when it cannot be. */
+char *ht_rep__digest_line(const struct rep_dgdoc *d, uint64_t i, size_t *len);
+/* Reads the digests given and adds them to the job, then puts the job's
+ * files in name order (folder by folder, as one folder's listing is),
+ * before the trace files are read. */
 void ht_rep__digest_order(struct rep_job *job);
 /* Adds the digests' records, warnings and unknown event types (into unk,
  * *nunk of cap) to the job's (before its records are sorted). */
