@@ -115,54 +115,104 @@ static void num_add(struct rep_buf *b, int64_t units, int dec)
 }
 
 #define DGT_MEMBERS REP_MAX_MEMBERS
-#define DGT_DEPTH 2
+#define DGT_DEPTH 3
 
-/* The object at obj (members as ht_rep_members reads them) with delta
- * applied, onto b; false when the delta does not fit it. */
+/* The members of the object, or the elements of the array, at v (key
+ * NULL for an element); how many (0 when it is neither, or has more than
+ * DGT_MEMBERS). */
+static size_t parts_of(const char *v, struct rep_member *m)
+{
+	if (v[0] == '{') {
+		size_t n = ht_rep_members(v, m, DGT_MEMBERS);
+		return n < DGT_MEMBERS ? n : 0;
+	}
+	if (v[0] != '[' || v[1] == ']')
+		return 0;
+	size_t n = 0;
+	for (const char *p = v + 1;;) {
+		const char *e = ht_rep_value_end(p);
+		if (e == NULL || e == p || n == DGT_MEMBERS - 1)
+			return 0;
+		m[n++] = (struct rep_member){ NULL, p, 0, (size_t)(e - p) };
+		if (*e == ']')
+			return n;
+		if (*e != ',')
+			return 0;
+		p = e + 1;
+	}
+}
+
+/* A number, or a string that holds one ("7"), as the digits of one
+ * integer, how many follow the point, and whether it is quoted. */
+static bool num_of(const char *s, size_t n, int64_t *units, int *dec, bool *quoted)
+{
+	*quoted = n >= 2 && s[0] == '"' && s[n - 1] == '"';
+	return *quoted ? num_parse(s + 1, n - 2, units, dec) : num_parse(s, n, units, dec);
+}
+
+/* The value at v (vlen bytes) with delta x applied, onto b. */
+static bool apply_value(struct rep_buf *b, const char *v, size_t vlen, json_t *x, int depth);
+
+/* The object or array at obj with delta applied, onto b; false when the
+ * delta does not fit it. */
 static bool apply_obj(struct rep_buf *b, const char *obj, json_t *delta, int depth)
 {
 	struct rep_member m[DGT_MEMBERS];
-	size_t n = ht_rep_members(obj, m, DGT_MEMBERS);
+	size_t n = parts_of(obj, m);
 	size_t nd = json_array_size(delta);
-	if (n == 0 || n == DGT_MEMBERS || nd % 2 != 0)
+	if (n == 0 || nd % 2 != 0)
 		return false;
-	ht_rep_buf_add(b, "{");
+	ht_rep_buf_add(b, obj[0] == '{' ? "{" : "[");
 	size_t d = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			ht_rep_buf_add(b, ",");
-		ht_rep_buf_addn(b, m[i].key - 1, m[i].klen + 2);
-		ht_rep_buf_add(b, ":");
+		if (m[i].key != NULL) {
+			ht_rep_buf_addn(b, m[i].key - 1, m[i].klen + 2);
+			ht_rep_buf_add(b, ":");
+		}
 		json_t *v = NULL;
 		if (d < nd && json_integer_value(json_array_get(delta, d)) == (json_int_t)i) {
 			v = json_array_get(delta, d + 1);
 			d += 2;
 		}
-		if (v == NULL) {
+		if (v == NULL)
 			ht_rep_buf_addn(b, m[i].val, m[i].vlen);
-		} else if (json_is_string(v)) {
-			ht_rep_buf_addn(b, json_string_value(v), json_string_length(v));
-		} else if (json_is_integer(v)) {
-			int64_t u;
-			int dec;
-			if (!num_parse(m[i].val, m[i].vlen, &u, &dec))
-				return false;
-			num_add(b, (int64_t)((uint64_t)u + (uint64_t)json_integer_value(v)), dec);
-		} else if (json_is_array(v) && depth < DGT_DEPTH && m[i].val[0] == '{') {
-			if (!apply_obj(b, m[i].val, v, depth + 1))
-				return false;
-		} else {
+		else if (!apply_value(b, m[i].val, m[i].vlen, v, depth))
 			return false;
-		}
 	}
-	ht_rep_buf_add(b, "}");
+	ht_rep_buf_add(b, obj[0] == '{' ? "}" : "]");
 	return d == nd;
+}
+
+static bool apply_value(struct rep_buf *b, const char *v, size_t vlen, json_t *x, int depth)
+{
+	if (json_is_string(x)) {
+		ht_rep_buf_addn(b, json_string_value(x), json_string_length(x));
+		return true;
+	}
+	if (json_is_integer(x)) {
+		int64_t u;
+		int dec;
+		bool quoted;
+		if (!num_of(v, vlen, &u, &dec, &quoted))
+			return false;
+		if (quoted)
+			ht_rep_buf_add(b, "\"");
+		num_add(b, (int64_t)((uint64_t)u + (uint64_t)json_integer_value(x)), dec);
+		if (quoted)
+			ht_rep_buf_add(b, "\"");
+		return true;
+	}
+	if (json_is_array(x) && depth < DGT_DEPTH && (v[0] == '{' || v[0] == '['))
+		return apply_obj(b, v, x, depth + 1);
+	return false;
 }
 
 char *ht_dg_text_apply(const char *base, json_t *delta, size_t *len)
 {
 	struct rep_buf b = { 0 };
-	if (!json_is_array(delta) || !apply_obj(&b, base, delta, 0)) {
+	if (!json_is_array(delta) || base[0] != '{' || !apply_obj(&b, base, delta, 0)) {
 		ht_rep_buf_free(&b);
 		return NULL;
 	}
@@ -170,19 +220,21 @@ char *ht_dg_text_apply(const char *base, json_t *delta, size_t *len)
 	return b.s;
 }
 
-/* The members of cur that differ from those of base, the same keys in
- * the same order: [index, value, ...] (a string: the value's text; an
- * integer: what is added to base's number; an array: the same of an
- * object); NULL when they are not the same keys. */
+/* The members (or elements) of cur that differ from those of base, the
+ * same keys in the same order: [index, value, ...] (a string: the value's
+ * text; an integer: what is added to base's number, quoted or not; an
+ * array: the same of an object or array); NULL when they are not the
+ * same keys. */
 static json_t *delta_obj(const char *base, const char *cur, int depth)
 {
 	struct rep_member mb[DGT_MEMBERS], mc[DGT_MEMBERS];
-	size_t nb = ht_rep_members(base, mb, DGT_MEMBERS), nc = ht_rep_members(cur, mc, DGT_MEMBERS);
-	if (nb == 0 || nb != nc || nb == DGT_MEMBERS)
+	size_t nb = parts_of(base, mb), nc = parts_of(cur, mc);
+	if (nb == 0 || nb != nc || base[0] != cur[0])
 		return NULL;
 	json_t *d = json_array();
 	for (size_t i = 0; i < nb; i++) {
-		if (mb[i].klen != mc[i].klen || memcmp(mb[i].key, mc[i].key, mb[i].klen) != 0) {
+		if (mb[i].klen != mc[i].klen ||
+		    (mb[i].key != NULL && memcmp(mb[i].key, mc[i].key, mb[i].klen) != 0)) {
 			json_decref(d);
 			return NULL;
 		}
@@ -190,11 +242,13 @@ static json_t *delta_obj(const char *base, const char *cur, int depth)
 			continue;
 		int64_t ub, uc;
 		int db, dc;
+		bool qb, qc;
 		json_t *v = NULL;
-		if (num_parse(mb[i].val, mb[i].vlen, &ub, &db) &&
-		    num_parse(mc[i].val, mc[i].vlen, &uc, &dc) && db == dc)
+		if (num_of(mb[i].val, mb[i].vlen, &ub, &db, &qb) &&
+		    num_of(mc[i].val, mc[i].vlen, &uc, &dc, &qc) && db == dc && qb == qc)
 			v = json_integer((json_int_t)((uint64_t)uc - (uint64_t)ub));
-		else if (depth < DGT_DEPTH && mb[i].val[0] == '{' && mc[i].val[0] == '{')
+		else if (depth < DGT_DEPTH && (mb[i].val[0] == '{' || mb[i].val[0] == '[') &&
+			 mb[i].val[0] == mc[i].val[0])
 			v = delta_obj(mb[i].val, mc[i].val, depth + 1);
 		if (v == NULL)
 			v = json_stringn_nocheck(mc[i].val, mc[i].vlen);
@@ -206,6 +260,8 @@ static json_t *delta_obj(const char *base, const char *cur, int depth)
 
 json_t *ht_dg_text_delta(const char *base, const char *cur, size_t len, size_t *size)
 {
+	if (base[0] != '{' || cur[0] != '{')
+		return NULL;
 	json_t *d = delta_obj(base, cur, 0);
 	if (d == NULL)
 		return NULL;

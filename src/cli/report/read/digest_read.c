@@ -612,6 +612,7 @@ struct mapcache {
 	char **names[DG_NTABLES];
 	size_t n[DG_NTABLES];
 	int *map[DG_NTABLES];
+	int *ident[DG_NTABLES];		/* the tables' own order */
 	int pair[DG_NTABLES][128];
 	bool paired;
 };
@@ -623,6 +624,7 @@ static void mapcache_free(struct mapcache *m)
 			free(m->names[t][k]);
 		free(m->names[t]);
 		free(m->map[t]);
+		free(m->ident[t]);
 	}
 }
 
@@ -639,6 +641,18 @@ static void make_maps(struct dctx *c)
 	memcpy(c->pair, m->pair, sizeof(c->pair));
 	json_t *members = json_object_get(c->doc, "members");
 	for (int t = 0; t < DG_NTABLES; t++) {
+		if (members == NULL) {		/* the tables of digest.h, by place */
+			if (m->ident[t] == NULL) {
+				m->ident[t] = malloc((rep_dg_tabs[t].n + 1) * sizeof(*m->ident[t]));
+				if (m->ident[t] == NULL)
+					abort();
+				for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
+					m->ident[t][i] = (int)i;
+			}
+			c->map[t] = m->ident[t];
+			c->nmap[t] = rep_dg_tabs[t].n;
+			continue;
+		}
 		json_t *names = json_object_get(members, rep_dg_tabs[t].name);
 		size_t n = json_array_size(names), k = 0;
 		while (k < n && k < m->n[t] && json_is_string(json_array_get(names, k)) &&

@@ -186,8 +186,6 @@ struct wctx {
 	size_t nwritten;
 	struct wproc *cur;	/* the record being written */
 	int pair[DG_NTABLES][128];
-	json_t *members;	/* the names of the members written, by table */
-	int32_t *col[DG_NTABLES];	/* a member's index in its list, or -1 */
 };
 
 /* Makes r ready for another record, its memory kept (free: given back). */
@@ -340,19 +338,13 @@ static json_t *value_json(struct wctx *w, int t, size_t i, const struct rep_dval
 	}
 }
 
-/* The index of member i of table t in the digest's list of its members. */
-static json_int_t column(struct wctx *w, int t, size_t i)
+/* The index of member i of table t as written: its place in digest.h's
+ * table, which the reader knows by the format (the tables of a format
+ * only grow at their ends). */
+static json_int_t column(int t, size_t i)
 {
-	if (w->col[t][i] < 0) {
-		json_t *names = json_object_get(w->members, rep_dg_tabs[t].name);
-		if (names == NULL) {
-			names = json_array();
-			json_object_set_new(w->members, rep_dg_tabs[t].name, names);
-		}
-		w->col[t][i] = (int32_t)json_array_size(names);
-		json_array_append_new(names, json_string(rep_dg_tabs[t].fd[i].name));
-	}
-	return w->col[t][i];
+	(void)t;
+	return (json_int_t)i;
 }
 
 /* The values of members from..to of table t of the record at base into
@@ -375,7 +367,7 @@ static json_t *delta_json(struct wctx *w, int t, const struct rep_dval *vals,
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++) {
 		if (ht_dg_dval_eq(&vals[i], b != NULL ? &b[i] : &none))
 			continue;
-		json_array_append_new(m, json_integer(column(w, t, i)));
+		json_array_append_new(m, json_integer(column(t, i)));
 		json_array_append_new(m, value_json(w, t, i, vals, b));
 	}
 	return m;
@@ -583,6 +575,18 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 	return d != NULL ? d : json_stringn_nocheck(cur, len);
 }
 
+/* Sets o's member k to a, an array of records, unless none of them
+ * changes anything (the reader takes them as their bases then). */
+static void put_changed(json_t *o, const char *k, json_t *a)
+{
+	for (size_t i = 0; i < json_array_size(a); i++)
+		if (json_array_size(json_array_get(a, i)) > 0) {
+			json_object_set_new(o, k, a);
+			return;
+		}
+	json_decref(a);
+}
+
 static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 {
 	size_t dist;
@@ -611,12 +615,12 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 		r->ph[i] = vals;
 		json_array_append_new(ph, delta_json(w, DG_PHASE, vals, b != NULL ? b->ph[i] : NULL));
 	}
-	json_object_set_new(o, "ph", ph);
+	put_changed(o, "ph", ph);
 	json_t *ver = json_array();
 	for (int i = 0; i < REP_VER_COUNT; i++)
 		json_array_append_new(ver, record(w, &p->ver[i], DG_VERSION,
 						  b != NULL ? b->ver[i] : NULL, &r->ver[i]));
-	json_object_set_new(o, "ver", ver);
+	put_changed(o, "ver", ver);
 	for (int a = 0; a < DA_N; a++) {
 		size_t cnt;
 		const char *v = ht_dg_arr(p, a, &cnt);
@@ -672,16 +676,10 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 {
 	struct wctx w = { .job = job };
 	w.stacks.arr = json_array();
-	w.members = json_object();
 	for (int t = 0; t < DG_NTABLES; t++) {
 		if (rep_dg_tabs[t].n > sizeof(w.pair[t]) / sizeof(w.pair[t][0]))
 			abort();
 		ht_dg_pairs(t, w.pair[t]);
-		w.col[t] = malloc(rep_dg_tabs[t].n * sizeof(*w.col[t]));
-		if (w.col[t] == NULL)
-			abort();
-		for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-			w.col[t][i] = -1;
 	}
 	json_t *root = json_object();
 	json_object_set_new(root, "digest", json_string(HT_DIGEST_FORMAT));
@@ -690,7 +688,6 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	for (size_t i = 0; i < job->nfiles; i++)
 		json_array_append_new(files, str_value(job->files[i].name));
 	json_object_set_new(root, "files", files);
-	json_object_set(root, "members", w.members);
 	json_t *procs = json_array();
 	for (size_t i = 0; i < job->procs.n; i++)
 		json_array_append_new(procs, proc_value(&w, job->procs.v[i]));
@@ -721,11 +718,8 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	if (rc == 0 && fputc('\n', f) == EOF)
 		rc = -1;
 	json_decref(root);
-	json_decref(w.members);
 	for (size_t i = 0; i < BASES + 1; i++)
 		wproc_clear(&w.ring[i], true);
-	for (int t = 0; t < DG_NTABLES; t++)
-		free(w.col[t]);
 	free(w.stacks.tab.slot);
 	ht_rep_arena_free(&w.a);
 	return rc == 0 ? 0 : -1;
