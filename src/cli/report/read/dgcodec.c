@@ -245,9 +245,17 @@ static json_t *delta_obj(const char *base, const char *cur, int depth)
 		bool qb, qc;
 		json_t *v = NULL;
 		if (num_of(mb[i].val, mb[i].vlen, &ub, &db, &qb) &&
-		    num_of(mc[i].val, mc[i].vlen, &uc, &dc, &qc) && db == dc && qb == qc)
+		    num_of(mc[i].val, mc[i].vlen, &uc, &dc, &qc) && db == dc && qb == qc) {
+			/* only where the number is made again as it is ("-0", "07" are not) */
 			v = json_integer((json_int_t)((uint64_t)uc - (uint64_t)ub));
-		else if (depth < DGT_DEPTH && (mb[i].val[0] == '{' || mb[i].val[0] == '[') &&
+			struct rep_buf back = { 0 };
+			if (!apply_value(&back, mb[i].val, mb[i].vlen, v, depth) || back.n != mc[i].vlen ||
+			    memcmp(back.s, mc[i].val, back.n) != 0) {
+				json_decref(v);
+				v = NULL;
+			}
+			ht_rep_buf_free(&back);
+		} else if (depth < DGT_DEPTH && (mb[i].val[0] == '{' || mb[i].val[0] == '[') &&
 			 mb[i].val[0] == mc[i].val[0])
 			v = delta_obj(mb[i].val, mc[i].val, depth + 1);
 		if (v == NULL)

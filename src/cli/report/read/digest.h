@@ -5,11 +5,16 @@
  * as tables of (name, type, offset), so that what is written and what is
  * read back are one list. doc/trace-format.md ("Digests") describes them.
  *
- * A member is written unless it holds its type's "unknown": an int64_t
+ * A record is written as the members that differ from its base's (the
+ * record at the same place of an earlier process, digest_write.c), each
+ * as its index in its table and its value (struct rep_dval): an integer
+ * or a time in whole microseconds as what is added to the base's, a mono
+ * time against its line's wall time (rep_dg_pairs), null for a member
+ * that holds its type's "unknown" where the base's did not (an int64_t
  * REP_UNKNOWN, a double NaN, a NULL string, a false bool, a location
- * without a line, a zero uint32_t, uint64_t or char; an int always. Read
- * back, an absent member is that value again, so a record read from a
- * digest is the record the reader made, member for member.
+ * without a line, a zero uint32_t, uint64_t or char). Read back against
+ * the same base, a record is the record the reader made, member for
+ * member.
  */
 #ifndef HT_REP_DIGEST_H
 #define HT_REP_DIGEST_H
@@ -181,10 +186,10 @@ static const struct rep_fd rep_dg_buildlock[] = {
 	FD(rep_buildlock, ts), FD(rep_buildlock, loc),
 };
 
-/* The tables by name: a digest lists each table's members once
- * ("members"), and a record's members are [index, value, ...] in its
- * table's list: the reader takes them by name, so a table may grow or be
- * reordered between versions. */
+/* The tables: a record's members are [index, value, ...], index the
+ * member's place in its table. A format's tables only grow at their ends
+ * (a reader passes over members past the end of its own); a member
+ * removed or moved is a new format (HT_DIGEST_FORMAT). */
 enum rep_dgtab_id { DG_PROC, DG_PHASE, DG_VERSION, DG_CONNECT, DG_LISTEN, DG_BINDFAIL, DG_STORE, DG_RESOLVE, DG_CUDA_ERR, DG_COMM, DG_COLL, DG_CALL, DG_DUMP, DG_CHKLINE, DG_CHECKFACTS, DG_IBPROB, DG_BUILDLOCK, DG_NTABLES };
 struct rep_dgtab {
 	const char *name;

@@ -606,79 +606,41 @@ static void get_fields(struct dctx *c, json_t *m, void *base, int t, const struc
 		*keep = v;
 }
 
-/* The lists of members of the last digest a thread read, and what they
- * map to: digests written by one version list the same (once each). */
+/* What a thread keeps from one digest to the next: the mono times' wall
+ * times, and each table's members by their place. */
 struct mapcache {
-	char **names[DG_NTABLES];
-	size_t n[DG_NTABLES];
-	int *map[DG_NTABLES];
-	int *ident[DG_NTABLES];		/* the tables' own order */
+	int *ident[DG_NTABLES];
 	int pair[DG_NTABLES][128];
-	bool paired;
+	bool made;
 };
 
 static void mapcache_free(struct mapcache *m)
 {
-	for (int t = 0; t < DG_NTABLES; t++) {
-		for (size_t k = 0; k < m->n[t]; k++)
-			free(m->names[t][k]);
-		free(m->names[t]);
-		free(m->map[t]);
+	for (int t = 0; t < DG_NTABLES; t++)
 		free(m->ident[t]);
-	}
 }
 
-/* The digest's lists of members ("members"): for each table, what its
- * index k names here (-1: a member this reader does not know). */
+/* A digest's member k of table t is the k-th of digest.h's table (the
+ * tables of a format only grow at their ends: a member past the end of
+ * this reader's is passed over). */
 static void make_maps(struct dctx *c)
 {
 	struct mapcache *m = c->mc;
-	if (!m->paired) {
-		for (int t = 0; t < DG_NTABLES; t++)
+	if (!m->made) {
+		for (int t = 0; t < DG_NTABLES; t++) {
 			ht_dg_pairs(t, m->pair[t]);
-		m->paired = true;
+			m->ident[t] = malloc((rep_dg_tabs[t].n + 1) * sizeof(*m->ident[t]));
+			if (m->ident[t] == NULL)
+				abort();
+			for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
+				m->ident[t][i] = (int)i;
+		}
+		m->made = true;
 	}
 	memcpy(c->pair, m->pair, sizeof(c->pair));
-	json_t *members = json_object_get(c->doc, "members");
 	for (int t = 0; t < DG_NTABLES; t++) {
-		if (members == NULL) {		/* the tables of digest.h, by place */
-			if (m->ident[t] == NULL) {
-				m->ident[t] = malloc((rep_dg_tabs[t].n + 1) * sizeof(*m->ident[t]));
-				if (m->ident[t] == NULL)
-					abort();
-				for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-					m->ident[t][i] = (int)i;
-			}
-			c->map[t] = m->ident[t];
-			c->nmap[t] = rep_dg_tabs[t].n;
-			continue;
-		}
-		json_t *names = json_object_get(members, rep_dg_tabs[t].name);
-		size_t n = json_array_size(names), k = 0;
-		while (k < n && k < m->n[t] && json_is_string(json_array_get(names, k)) &&
-		       strcmp(m->names[t][k], json_string_value(json_array_get(names, k))) == 0)
-			k++;
-		if (k < n || n != m->n[t]) {
-			for (k = 0; k < m->n[t]; k++)
-				free(m->names[t][k]);
-			m->n[t] = n;
-			m->names[t] = realloc(m->names[t], (n + 1) * sizeof(*m->names[t]));
-			m->map[t] = realloc(m->map[t], (n + 1) * sizeof(*m->map[t]));
-			if (m->names[t] == NULL || m->map[t] == NULL)
-				abort();
-			for (k = 0; k < n; k++) {
-				const char *name = json_string_value(json_array_get(names, k));
-				m->names[t][k] = strdup(name != NULL ? name : "");
-				if (m->names[t][k] == NULL)
-					abort();
-				m->map[t][k] = -1;
-				for (size_t i = 0; name != NULL && i < rep_dg_tabs[t].n; i++)
-					if (strcmp(rep_dg_tabs[t].fd[i].name, name) == 0)
-						m->map[t][k] = (int)i;
-			}
-		}
-		c->map[t] = m->map[t];
-		c->nmap[t] = n;
+		c->map[t] = m->ident[t];
+		c->nmap[t] = rep_dg_tabs[t].n;
 	}
 }
 

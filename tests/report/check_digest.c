@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check_digest.c: what the digest's writer and reader must agree on byte
+ * for byte (read/dgcodec.c): times as whole microseconds only where a
+ * double is one exactly, and a quoted line written as the members it
+ * changes of its base's and made again from them: numbers (quoted or
+ * not, with their decimals), nested objects and arrays, strings with
+ * escapes; a line that is not the same members is written whole.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ht_check.h"
+#include "report/read/digest.h"
+
+START_TEST(test_micros)
+{
+	int64_t n;
+	ck_assert(ht_dg_micros(1700000001.956539, &n));
+	ck_assert_int_eq(n, 1700000001956539LL);
+	ck_assert((double)n / 1e6 == 1700000001.956539);
+	ck_assert(ht_dg_micros(-2.5, &n) && n == -2500000);
+	ck_assert(ht_dg_micros(0.0, &n) && n == 0);
+	ck_assert(!ht_dg_micros(0.1234567, &n));	/* a seventh decimal */
+	ck_assert(!ht_dg_micros(1.0 / 3.0, &n));
+	ck_assert(!ht_dg_micros(NAN, &n));
+	ck_assert(!ht_dg_micros(INFINITY, &n));
+	ck_assert(!ht_dg_micros(1e17, &n));	/* past 2^53 microseconds */
+}
+END_TEST
+
+/* cur written against base, and made again from what was written. */
+static json_t *round_trip(const char *base, const char *cur)
+{
+	size_t size = 0, len = 0;
+	json_t *d = ht_dg_text_delta(base, cur, strlen(cur), &size);
+	if (d == NULL)
+		return NULL;
+	char *text = json_dumps(d, JSON_COMPACT);
+	ck_assert_uint_eq(strlen(text), size);
+	json_t *back = json_loads(text, 0, NULL);	/* as the reader has it */
+	free(text);
+	char *made = ht_dg_text_apply(base, back, &len);
+	ck_assert_ptr_nonnull(made);
+	ck_assert_uint_eq(len, strlen(cur));
+	ck_assert_str_eq(made, cur);
+	free(made);
+	json_decref(back);
+	return d;
+}
+
+START_TEST(test_text_delta)
+{
+	const char *h0 = "{\"t\":\"header\",\"host\":\"gpu00000\",\"pid\":3095836,\"rank\":0,"
+			 "\"env\":{\"RANK\":\"0\",\"LOCAL_RANK\":\"0\",\"MASTER_ADDR\":\"10.0.0.1\"}}";
+	const char *h1 = "{\"t\":\"header\",\"host\":\"gpu00000\",\"pid\":3095838,\"rank\":1,"
+			 "\"env\":{\"RANK\":\"1\",\"LOCAL_RANK\":\"1\",\"MASTER_ADDR\":\"10.0.0.1\"}}";
+	json_t *d = round_trip(h0, h1);
+	ck_assert_ptr_nonnull(d);
+	/* pid +2, rank +1, env's RANK and LOCAL_RANK +1 (in their quotes) */
+	char *s = json_dumps(d, JSON_COMPACT);
+	ck_assert_str_eq(s, "[2,2,3,1,4,[0,1,1,1]]");
+	free(s);
+	json_decref(d);
+
+	/* Fixed decimals, a sign change, a string, an array's element. */
+	const char *c0 = "{\"t\":\"connect\",\"first\":2901583.577313,\"dur\":0.001219,"
+			 "\"dest\":\"10.0.0.1:29500\",\"calls\":[{\"tid\":5,\"age\":1.500000}]}";
+	const char *c1 = "{\"t\":\"connect\",\"first\":2901584.149205,\"dur\":-0.000002,"
+			 "\"dest\":\"10.0.0.2:29500\",\"calls\":[{\"tid\":7,\"age\":1.250000}]}";
+	d = round_trip(c0, c1);
+	ck_assert_ptr_nonnull(d);
+	s = json_dumps(d, JSON_COMPACT);
+	ck_assert_str_eq(s, "[1,571892,2,-1221,3,\"\\\"10.0.0.2:29500\\\"\",4,[0,[0,2,1,-250000]]]");
+	free(s);
+	json_decref(d);
+
+	/* Decimals that differ, an exponent, "-0", a leading zero, escapes:
+	 * written as text, and still made again byte for byte. */
+	const char *n0 = "{\"a\":1.5,\"b\":2,\"c\":0,\"d\":\"x\\\"y\",\"e\":7,"
+			 "\"same\":\"a long member that stays the same, so the rest is worth a delta\"}";
+	const char *n1 = "{\"a\":1.25,\"b\":2e3,\"c\":-0,\"d\":\"x\\\\\\\"z\\u00e9\",\"e\":07,"
+			 "\"same\":\"a long member that stays the same, so the rest is worth a delta\"}";
+	d = round_trip(n0, n1);
+	ck_assert_ptr_nonnull(d);
+	s = json_dumps(d, JSON_COMPACT);
+	ck_assert_str_eq(s, "[0,\"1.25\",1,\"2e3\",2,\"-0\",3,\"\\\"x\\\\\\\\\\\\\\\"z\\\\u00e9\\\"\",4,\"07\"]");
+	free(s);
+	json_decref(d);
+	const char *q0 = "{\"v\":\"12\",\"w\":[1,2,3],\"host\":\"a-host-name-long-enough\"}";
+	const char *q1 = "{\"v\":\"-4\",\"w\":[1,2,3,4],\"host\":\"a-host-name-long-enough\"}";
+	d = round_trip(q0, q1);
+	ck_assert_ptr_nonnull(d);
+	s = json_dumps(d, JSON_COMPACT);
+	ck_assert_str_eq(s, "[0,-16,1,\"[1,2,3,4]\"]");
+	free(s);
+	json_decref(d);
+}
+END_TEST
+
+START_TEST(test_text_whole)
+{
+	size_t size;
+	const char *a = "{\"t\":\"phase\",\"tid\":1,\"phase\":\"device\"}";
+	/* other keys, another order, one more member, not an object */
+	ck_assert_ptr_null(ht_dg_text_delta(a, "{\"t\":\"phase\",\"pid\":1,\"phase\":\"device\"}",
+					    38, &size));
+	ck_assert_ptr_null(ht_dg_text_delta(a, "{\"tid\":1,\"t\":\"phase\",\"phase\":\"device\"}",
+					    38, &size));
+	ck_assert_ptr_null(ht_dg_text_delta(a, "{\"t\":\"phase\",\"tid\":1,\"phase\":\"device\",\"x\":1}",
+					    44, &size));
+	ck_assert_ptr_null(ht_dg_text_delta("[1,2]", "[1,3]", 5, &size));
+	/* a delta that does not fit its base is refused when made */
+	json_t *d = json_loads("[9,1]", 0, NULL);
+	size_t len;
+	ck_assert_ptr_null(ht_dg_text_apply(a, d, &len));
+	json_decref(d);
+	d = json_loads("[1,\"\\\"a\\\"\"]", 0, NULL);	/* tid +"a": a string, not a number */
+	char *s = ht_dg_text_apply(a, d, &len);
+	ck_assert_str_eq(s, "{\"t\":\"phase\",\"tid\":\"a\",\"phase\":\"device\"}");
+	free(s);
+	json_decref(d);
+	d = json_loads("[2,5]", 0, NULL);	/* a number added to a string */
+	ck_assert_ptr_null(ht_dg_text_apply(a, d, &len));
+	json_decref(d);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("report_digest");
+	TCase *t = tcase_create("codec");
+	tcase_add_test(t, test_micros);
+	tcase_add_test(t, test_text_delta);
+	tcase_add_test(t, test_text_whole);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+HT_CHECK_SUITE(make)
