@@ -1140,6 +1140,15 @@ void ht_rep_digest_load(struct rep_job *job)
 		d->unk = NULL;
 		job->warns_dropped += d->dropped;
 	}
+	/* The lines read: what a quote needs of them is in their digests now. */
+	for (size_t i = g->nparsed; i < g->n; i++) {
+		free(g->docs[i]->own);
+		g->docs[i]->own = NULL;
+		g->docs[i]->src = NULL;
+	}
+	for (size_t i = 0; i < g->nbufs; i++)
+		free(g->bufs[i]);
+	g->nbufs = 0;
 	g->nparsed = g->n;
 }
 
