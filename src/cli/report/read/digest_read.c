@@ -186,63 +186,87 @@ static bool keep_buf(struct rep_dgset *g, char *buf)
 	return true;
 }
 
+/* Digests are read a block of their file at a time, so that a file of
+ * many (a job's nodes) is never held whole. */
+#define DG_BLOCK (32u << 20)
+
 int ht_rep_add_digest(struct rep_job *job, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return -e;
-	}
-	size_t size = (size_t)st.st_size;
-	char *buf = malloc(size + 1);
-	if (buf == NULL) {
-		close(fd);
-		return -ENOMEM;
-	}
-	size_t got = ht_rep__read_fd(fd, buf, size);
-	close(fd);
+	if (fd < 0)
+		return -errno;
 	struct rep_dgset *g = dgset(job);
 	char *name = strdup(path);
-	if (name == NULL || !keep_buf(g, buf) || !keep_buf(g, name))
+	char **names = realloc(g->names, (g->nnames + 1) * sizeof(*names));
+	if (name == NULL || names == NULL)
 		abort();
+	g->names = names;
+	g->names[g->nnames++] = name;
 	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\"";
 	int added = 0, bad = 0;
-	size_t line = 0;
+	size_t line = 0, have = 0;	/* have: bytes of a line begun in the last block */
 	struct parts ps = { 0 };
-	for (size_t off = 0; off < got;) {
-		const char *s = buf + off, *nl = memchr(s, '\n', got - off);
-		size_t n = nl != NULL ? (size_t)(nl - s) : got - off;
-		off += n + (nl != NULL);
-		line++;
-		if (n == 0)
-			continue;
-		char *whole = NULL;
-		size_t wlen = 0;
-		if (n >= sizeof(HT_DIGEST_PART_PREFIX) - 1 &&
-		    memcmp(s, HT_DIGEST_PART_PREFIX, sizeof(HT_DIGEST_PART_PREFIX) - 1) == 0) {
-			bool ok;
-			whole = part_line(&ps, s, n, &wlen, &ok);
-			if (!ok)
-				bad++;
-			if (whole == NULL)
+	char *carry = NULL;
+	for (bool eof = false; !eof;) {
+		size_t cap = have + DG_BLOCK;
+		char *buf = malloc(cap + 1);
+		if (buf == NULL)
+			abort();
+		if (have > 0)
+			memcpy(buf, carry, have);
+		free(carry);
+		carry = NULL;
+		size_t got = have + ht_rep__read_fd(fd, buf + have, cap - have);
+		eof = got < cap;
+		size_t end = got;	/* the complete lines of the block */
+		if (!eof) {
+			const char *nl = memrchr(buf, '\n', got);
+			end = nl != NULL ? (size_t)(nl - buf) + 1 : 0;
+		}
+		have = got - end;
+		if (have > 0) {
+			carry = malloc(have);
+			if (carry == NULL)
+				abort();
+			memcpy(carry, buf + end, have);
+		}
+		if (!keep_buf(g, buf))
+			abort();
+		for (size_t off = 0; off < end;) {
+			const char *s = buf + off, *nl = memchr(s, '\n', end - off);
+			size_t n = nl != NULL ? (size_t)(nl - s) : end - off;
+			off += n + (nl != NULL);
+			line++;
+			if (n == 0)
 				continue;
-			s = whole;
-			n = wlen;
+			char *whole = NULL;
+			size_t wlen = 0;
+			if (n >= sizeof(HT_DIGEST_PART_PREFIX) - 1 &&
+			    memcmp(s, HT_DIGEST_PART_PREFIX, sizeof(HT_DIGEST_PART_PREFIX) - 1) == 0) {
+				bool ok;
+				whole = part_line(&ps, s, n, &wlen, &ok);
+				if (!ok)
+					bad++;
+				if (whole == NULL)
+					continue;
+				s = whole;
+				n = wlen;
+			}
+			/* Known by the format its first member names; read below with
+			 * the others of the block (on several threads). */
+			if (n > sizeof(head) - 1 && memcmp(s, head, sizeof(head) - 1) == 0 &&
+			    (s[sizeof(head) - 1] == ',' || s[sizeof(head) - 1] == '}')) {
+				add_doc(g, name, line, s, n, whole);
+				added++;
+			} else {
+				bad++;
+				free(whole);
+			}
 		}
-		/* Read later, with the others (on several threads): known now by
-		 * the format its first member names. */
-		if (n > sizeof(head) - 1 && memcmp(s, head, sizeof(head) - 1) == 0 &&
-		    (s[sizeof(head) - 1] == ',' || s[sizeof(head) - 1] == '}')) {
-			add_doc(g, name, line, s, n, whole);
-			added++;
-		} else {
-			bad++;
-			free(whole);
-		}
+		ht_rep_digest_load(job);	/* (and frees the block) */
 	}
+	close(fd);
+	free(carry);
 	for (size_t k = 0; k < ps.n; k++) {
 		if (ps.v[k].have < ps.v[k].n) {
 			warnx("%s: digest %s: %zu of its %zu parts, not read", path, ps.v[k].id,
@@ -752,93 +776,16 @@ static uint32_t text_add(struct rep_dgdoc *d, const char *s, size_t n, int64_t b
 	return (uint32_t)d->ntexts++;
 }
 
-/* v as compact JSON onto b (a delta: integers, strings, arrays, objects). */
-static void dump_json(struct rep_buf *b, json_t *v)
-{
-	char num[24];
-	switch (json_typeof(v)) {
-	case JSON_INTEGER: {
-		json_int_t x = json_integer_value(v);
-		uint64_t u = x < 0 ? -(uint64_t)x : (uint64_t)x;
-		char *p = num + sizeof(num);
-		*--p = '\0';
-		do {
-			*--p = (char)('0' + u % 10);
-			u /= 10;
-		} while (u != 0);
-		if (x < 0)
-			*--p = '-';
-		ht_rep_buf_add(b, p);
-		break;
-	}
-	case JSON_STRING: {
-		const char *s = json_string_value(v);
-		size_t n = json_string_length(v), from = 0;
-		ht_rep_buf_add(b, "\"");
-		for (size_t i = 0; i < n; i++) {
-			unsigned char ch = (unsigned char)s[i];
-			if (ch != '"' && ch != '\\' && ch >= 0x20)
-				continue;
-			ht_rep_buf_addn(b, s + from, i - from);
-			snprintf(num, sizeof(num), ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : "\\u%04x", ch);
-			ht_rep_buf_add(b, num);
-			from = i + 1;
-		}
-		ht_rep_buf_addn(b, s + from, n - from);
-		ht_rep_buf_add(b, "\"");
-		break;
-	}
-	case JSON_ARRAY: {
-		ht_rep_buf_add(b, "[");
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			if (i > 0)
-				ht_rep_buf_add(b, ",");
-			dump_json(b, json_array_get(v, i));
-		}
-		ht_rep_buf_add(b, "]");
-		break;
-	}
-	case JSON_OBJECT: {
-		const char *k;
-		json_t *x;
-		bool first = true;
-		ht_rep_buf_add(b, "{");
-		json_object_foreach(v, k, x) {
-			ht_rep_buf_add(b, first ? "\"" : ",\"");
-			first = false;
-			ht_rep_buf_add(b, k);
-			ht_rep_buf_add(b, "\":");
-			dump_json(b, x);
-		}
-		ht_rep_buf_add(b, "}");
-		break;
-	}
-	default:
-		ht_rep_buf_add(b, "null");
-		break;
-	}
-}
-
-/* A delta of line base: its JSON text kept, applied when quoted. */
-static uint32_t delta_add(struct rep_dgdoc *d, json_t *delta, int64_t base)
-{
-	struct rep_buf b = { 0 };
-	dump_json(&b, delta);
-	uint32_t i = text_add(d, b.s != NULL ? b.s : "[]", b.n, base);
-	ht_rep_buf_free(&b);
-	return i;
-}
-
 /* The line with index j of record r, or -1. */
 static int64_t text_of(const struct rproc *r, json_int_t j)
 {
 	return r != NULL && j >= 0 && (size_t)j < r->ntexts ? (int64_t)r->tid[j] : -1;
 }
 
-/* The record's quoted lines ("x"): each whole, or as it changes a line of
- * its base ([...], the line at the same place; {"i": J, "d": [...]}, the
- * base's line J) or an earlier line of its own ({"o": J, "d": [...]}),
- * kept as they are written: a line is made when it is quoted. */
+/* The record's quoted lines ("x"): each whole, or as it changes a line
+ * ([D]: the base's line at the same place; [D, J]: the base's line J;
+ * [D, -1 - J]: its own line J), D the change's JSON text, kept as it is:
+ * a line is made when it is quoted. */
 static void get_texts(struct dctx *c, json_t *x, const struct rproc *b)
 {
 	struct rproc *r = c->cur;
@@ -847,23 +794,21 @@ static void get_texts(struct dctx *c, json_t *x, const struct rproc *b)
 	if (r->tid == NULL)
 		abort();
 	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_array_get(x, i);
+		json_t *e = json_array_get(x, i), *d = json_array_get(e, 0);
 		if (json_is_string(e)) {
 			r->tid[i] = text_add(c->d, json_string_value(e), json_string_length(e), -1);
 		} else {
 			int64_t base = -1;
-			json_t *delta = e;
-			if (json_is_array(e)) {
+			if (json_array_size(e) == 1) {
 				base = text_of(b, (json_int_t)i);
-			} else if (json_is_object(e)) {
-				delta = json_object_get(e, "d");
-				json_t *own = json_object_get(e, "o");
-				base = own != NULL ? text_of(r, json_integer_value(own))
-						   : text_of(b, json_integer_value(json_object_get(e, "i")));
+			} else {
+				json_int_t j = json_integer_value(json_array_get(e, 1));
+				base = j >= 0 ? text_of(b, j) : j >= -(json_int_t)i ? text_of(r, -1 - j) : -1;
 			}
 			/* (a line that cannot be made is not readable) */
-			r->tid[i] = json_is_array(delta) && base >= 0 ? delta_add(c->d, delta, base)
-								       : text_add(c->d, "", 0, -2);
+			r->tid[i] = json_is_string(d) && base >= 0
+					? text_add(c->d, json_string_value(d), json_string_length(d), base)
+					: text_add(c->d, "", 0, -2);
 		}
 		r->ntexts = i + 1;
 	}
@@ -1214,6 +1159,9 @@ void ht_rep__digest_free(struct rep_job *job)
 	for (size_t i = 0; i < g->nbufs; i++)
 		free(g->bufs[i]);
 	free(g->bufs);
+	for (size_t i = 0; i < g->nnames; i++)
+		free(g->names[i]);
+	free(g->names);
 	free(g->pend);
 	ht_rep_vec_free(&g->procs);
 	ht_rep_intern_off(&g->a);

@@ -527,9 +527,26 @@ static size_t head_len(const char *s)
 #define CHAIN 24
 
 /* Quoted line i of r: as it changes the line at the same place of its
- * base (an array), when that is less than half the line; else as it
- * changes the line of the base (`i`) or an earlier one of its own (`o`)
- * of the same type that takes least; else whole. */
+ * base, when that is less than half the line; else as it changes the line
+ * of the base or an earlier one of its own of the same type that takes
+ * least; else whole. */
+/* A quoted line written as a change d (its JSON text, read only when a
+ * quote needs the line): [D] of the base's line at its place, [D, J] of
+ * the base's line J, [D, -1 - J] of its own line J. */
+static json_t *delta_entry(json_t *d, json_int_t from, bool own)
+{
+	char *text = json_dumps(d, JSON_COMPACT);
+	json_decref(d);
+	if (text == NULL)
+		abort();
+	json_t *e = json_array();
+	json_array_append_new(e, json_string_nocheck(text));
+	free(text);
+	if (from >= 0)
+		json_array_append_new(e, json_integer(own ? -1 - from : from));
+	return e;
+}
+
 static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 {
 	const char *cur = r->texts[i];
@@ -540,7 +557,7 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 		d = ht_dg_text_delta(b->texts[i], cur, len, &best);
 		r->depth[i] = (unsigned char)(b->depth[i] + 1);
 		if (d != NULL && best * 2 < len)
-			return d;
+			return delta_entry(d, -1, false);
 		if (d == NULL)
 			r->depth[i] = 0;
 	}
@@ -567,10 +584,8 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 			}
 		}
 	}
-	if (d != NULL && how != NULL)
-		return json_pack("{sIso}", how, (json_int_t)from, "d", d);
 	if (d != NULL)
-		return d;
+		return delta_entry(d, how != NULL ? (json_int_t)from : -1, how != NULL && how[0] == 'o');
 	d = json_stringn(cur, len);
 	return d != NULL ? d : json_stringn_nocheck(cur, len);
 }

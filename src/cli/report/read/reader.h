@@ -48,8 +48,10 @@ struct rep_dgdoc {
 struct rep_dgset {
 	struct rep_dgdoc **docs;
 	size_t n, cap, nparsed;	/* nparsed: read and added to the job */
-	char **bufs;			/* the files read (and their names) */
+	char **bufs;			/* the blocks read, until their digests are */
 	size_t nbufs;
+	char **names;			/* the files of digests given */
+	size_t nnames;
 	struct rep_arena a;		/* the records read (strings kept once) */
 	struct rep_vec procs;
 	struct rep_unknown *pend;	/* unknown event types of the digests */
