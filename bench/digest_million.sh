@@ -122,15 +122,18 @@ while [ $i -lt $runs ]; do
 	rc=0
 	# shellcheck disable=SC3045 # (dash, bash and busybox sh have ulimit -v)
 	(ulimit -v "$lim"; exec /usr/bin/time -f '%e %U %S %M' -o "$B/bench/million.time" \
-		timeout -s KILL "$tmo" "$B/hangtrace" report "$dg" >"$out" 2>"$out.err") || rc=$?
-	# (a non-zero exit adds a line before the numbers: exit 1, the report found an error)
+		timeout -k 10 "$tmo" "$B/hangtrace" report "$dg" >"$out" 2>"$out.err") || rc=$?
+	# (a non-zero exit adds a line before the numbers: exit 1, the report
+	# found an error). timeout's TERM, not KILL: KILL would end timeout
+	# itself (it signals its process group) before it reaps the report,
+	# and time would count nothing of the report's.
 	read -r w u s m <<EOT
 $(tail -n 1 "$B/bench/million.time")
 EOT
 	case $rc in
 	0 | 1) what="" ;;
-	137) what="killed at the timeout ($tmo s)" ;;
-	*) what="failed (exit $rc: $(tail -n 1 "$out.err"); out of memory under the limit?)" ;;
+	124 | 137) what="stopped at the timeout ($tmo s)" ;;
+	*) what="failed (exit $rc: $(head -n 1 "$out.err"))" ;;	# an abort: out of memory?
 	esac
 	echo "run $i: wall $w s, user $u s, sys $s s, peak RSS $((m / 1024)) MiB${what:+: $what}"
 	if [ -n "$what" ]; then
