@@ -268,8 +268,15 @@ demo: all $(EXAMPLE_BINS)
 demo-torch: all test-deps
 	@B=$(abspath $(B)) examples/demo.sh torch
 
-bench: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB)
+bench: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(B)/bench/dg_replicate
 	@B=$(abspath $(B)) bench/run.sh
+
+# The input of bench/digest_million.sh: node digests replicated from a few
+# nodes' traces, written by the report's own reader and digest writer (the
+# command's objects, as the tests link them).
+$(B)/bench/dg_replicate: bench/dg_replicate.c $(CLI_LIB_SRCS:%.c=$(B)/obj/cli/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_SRCS:%.c=$(B)/obj/cli/%.o) $(JANSSON_LIBS) -lm -ldl -pthread
 
 # False alarms over many runs of the healthy shapes (SOAK_RUNS, default 50).
 soak: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) test-deps jax-venv torch-venv

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """gen_traces.py OUTDIR [--ranks N] [--per-host K] [--threads T] [--stuck R]
-[--vary [--seed S]]: synthesises the trace folder of a large stalled job,
+[--vary [--seed S]] [--world-size W]: synthesises the trace folder of a large stalled job,
 the input of the report's scale benchmark (bench/report_scale.sh). Every
 host runs a torchrun agent (an srun task, Slurm identity) and K workers
 (torchrun identity); every worker starts up (host facts, rendezvous, CUDA,
@@ -30,7 +30,11 @@ the fields of every line are those of the repeated set (rank 0's nccl_id
 end also carries bootstrap_root and dur). Waiting ranks stay blocked by
 the report's measure (CPU and I/O barely move between dumps) and the
 stuck rank works (about a core, 110-165 MiB/s read), so the verdict is
-the same: straggler."""
+the same: straggler.
+--world-size W (default: --ranks): the traces are those of the first
+hosts of a job of W ranks (its world size, communicator size and srun
+task count say W), which bench/dg_replicate.c completes by replicating
+them with other host names, ranks, pids and times (bench/digest_million.sh)."""
 import argparse
 import math
 import os
@@ -445,10 +449,18 @@ def main():
                     help="ranks that differ as real ones do (start skew, CPU, I/O, ages, "
                     "durations, pids, host facts)")
     ap.add_argument("--seed", type=int, default=24, help="the seed of --vary")
+    ap.add_argument("--world-size", type=int, default=None,
+                    help="the job's world size the traces say (default: --ranks): these "
+                    "ranks are the first hosts of a larger job (bench/dg_replicate.c "
+                    "makes the rest)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     plan = Vary(a) if a.vary else Same(a)
     hosts = (a.ranks + a.per_host - 1) // a.per_host
+    ws = a.ranks if a.world_size is None else a.world_size
+    if ws < a.ranks:
+        ap.error("--world-size must be at least --ranks")
+    job_hosts = (ws + a.per_host - 1) // a.per_host   # the job's srun tasks
     stuck = a.stuck % a.ranks
     root = "10.0.0.1:41234"
     for h in range(hosts):
@@ -458,9 +470,9 @@ def main():
         # The torchrun agent, an srun task.
         apid = v.apid
         w = W(apid, mono0, v.ts0)
-        env = {"SLURM_PROCID": str(h), "SLURM_NTASKS": str(hosts), "SLURM_LOCALID": "0",
+        env = {"SLURM_PROCID": str(h), "SLURM_NTASKS": str(job_hosts), "SLURM_LOCALID": "0",
                "SLURM_JOB_ID": "4242", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29500"}
-        w.out.append(header(host, apid, v.appid, h, hosts, 0, "slurm", boot, mono0, v.a_hdr,
+        w.out.append(header(host, apid, v.appid, h, job_hosts, 0, "slurm", boot, mono0, v.a_hdr,
                             ["/usr/bin/python3", "-m", "torch.distributed.run",
                              "--nproc-per-node=%d" % a.per_host, "train.py"], env, "identity",
                             v.ts0, plan.btime(v)))
@@ -482,13 +494,13 @@ def main():
             wd, tids = v.tids[lr]
             x = plan.rank(v, lr, r, r == stuck)
             w = W(pid, mono0, v.ts0)
-            env = {"RANK": str(r), "WORLD_SIZE": str(a.ranks), "LOCAL_RANK": str(lr),
+            env = {"RANK": str(r), "WORLD_SIZE": str(ws), "LOCAL_RANK": str(lr),
                    "LOCAL_WORLD_SIZE": str(a.per_host), "GROUP_RANK": str(h),
                    "TORCHELASTIC_RUN_ID": "4242", "MASTER_ADDR": "10.0.0.1",
                    "MASTER_PORT": "29500", "NCCL_SOCKET_IFNAME": "ens5",
                    "CUDA_HOME": "/usr/local/cuda", "SLURM_JOB_ID": "4242",
-                   "SLURM_PROCID": str(h), "SLURM_NTASKS": str(hosts)}
-            w.out.append(header(host, pid, apid, r, a.ranks, lr, "torchrun", boot, mono0, x.hdr,
+                   "SLURM_PROCID": str(h), "SLURM_NTASKS": str(job_hosts)}
+            w.out.append(header(host, pid, apid, r, ws, lr, "torchrun", boot, mono0, x.hdr,
                                 ["/usr/bin/python3", "-u", "train.py", "--config", "big.yaml"],
                                 env, "identity", v.ts0, plan.btime(v)))
             w.ev(x.launch, "phase", '"phase":"launch","state":"begin"')
@@ -534,9 +546,9 @@ def main():
                      '"/usr/lib/python3/dist-packages/nvidia/nccl/lib/libnccl.so.2"')
                 w.ev(x.nccl_b, "nccl", '"fn":"ncclCommInitRank","state":"begin","comm":null,'
                      '"nranks":%d,"rank":%d,"blocking":null,"comm_name":null,"nested":false,'
-                     '"nccl_version":22105,%s' % (a.ranks, r, ids))
+                     '"nccl_version":22105,%s' % (ws, r, ids))
                 w.ev(x.phase_b, "phase", '"phase":"nccl_init","state":"begin",'
-                     '"fn":"ncclCommInitRank","nranks":%d,"rank":%d,%s' % (a.ranks, r, ids))
+                     '"fn":"ncclCommInitRank","nranks":%d,"rank":%d,%s' % (ws, r, ids))
                 w.ev(x.call_b, "call", '"name":"ncclCommInitRank","state":"begin","id":1')
                 py = PY_WAIT
                 if a.scenario == "distinct":

@@ -24,6 +24,8 @@ echo "== hangtrace report over a stalled job's traces (budget 3 s and 1 GiB at 1
 "$root/bench/report_scale.sh"
 echo "== hangtrace digest: a node's folder, its size, and the report over every node's digest (budgets 0.2 s, 1/20)"
 "$root/bench/digest_scale.sh"
+echo "== hangtrace report merging 131,072 node digests, 1,048,576 ranks (budget 10 s and 2 GiB)"
+"$root/bench/digest_million.sh"
 echo "== hangtrace check over 8 ranks on one host, all passing (budget 3 s)"
 "$root/bench/check.sh"
 echo "== CPU of the watchdog of a process that is not stalled (budget 0.1% of one core)"
