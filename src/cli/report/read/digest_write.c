@@ -78,14 +78,32 @@ static void cut_value(struct rep_buf *b, const char *v, size_t n, size_t max)
  * The members of a line that its quotes can show, by its type: a header's
  * are those the rules quote (read/evidence.c's default for a header,
  * rules/verdicts_gpu.c's fork keys) and its environment (the brief reads
- * it, render/brief.c), kept whole: the brief parses it. A thread line is
- * quoted by rules/verdicts_dataloader.c's keys. Of any other line every
- * member is kept but ts and mono, which no quote shows.
+ * it, render/brief.c), kept whole: the brief parses it. A thread line, a
+ * stall line, a dump's end and the host line are quoted only with the
+ * keys the rules give for them (rules/verdicts_dataloader.c's keep_thread,
+ * rules/phrases.c's ht_rep_keep_stall, _dump_end and _host). Of any other
+ * line every member is kept but ts, mono and tid, which no quote shows
+ * (evidence.c). A rule that quotes more of a line must be said here too.
  */
 static const char *const header_members[] = { "t", "host", "pid", "ppid", "rank", "world_size",
 					      "local_rank", "launcher", "fork_parent",
 					      "cuda_inherited", "env", NULL };
 static const char *const thread_members[] = { "t", "dump", "tid", "state", "python", NULL };
+static const char *const stall_members[] = { "t", "dump", "reason", "phase", "phase_age", "n",
+					     "calls", NULL };
+static const char *const dump_end_members[] = { "t", "dump", "threads", "io",
+						"collectives_total", NULL };
+static const char *const host_members[] = { "t", "hostname", "nccl_socket_ifname",
+					    "nccl_ifname_match", "gloo_socket_ifname",
+					    "gloo_ifname_match", "shm_total", "shm_free", NULL };
+static const struct {
+	const char *type;	/* as the line has it, quoted */
+	const char *const *keep;
+} quoted_members[] = {
+	{ "\"header\"", header_members }, { "\"thread\"", thread_members },
+	{ "\"stall\"", stall_members }, { "\"dump_end\"", dump_end_members },
+	{ "\"host\"", host_members },
+};
 
 static bool named(const struct rep_member *m, const char *const *names)
 {
@@ -109,13 +127,13 @@ static char *quote_form(const char *text, size_t *len)
 	const char *const *keep = NULL;
 	for (size_t i = 0; i < n && keep == NULL; i++)
 		if (m[i].klen == 1 && m[i].key[0] == 't') {
-			if (m[i].vlen == 8 && memcmp(m[i].val, "\"header\"", 8) == 0)
-				keep = header_members;
-			else if (m[i].vlen == 8 && memcmp(m[i].val, "\"thread\"", 8) == 0)
-				keep = thread_members;
+			for (size_t k = 0; k < sizeof(quoted_members) / sizeof(quoted_members[0]); k++)
+				if (m[i].vlen == strlen(quoted_members[k].type) &&
+				    memcmp(m[i].val, quoted_members[k].type, m[i].vlen) == 0)
+					keep = quoted_members[k].keep;
 			break;
 		}
-	static const char *const times[] = { "ts", "mono", NULL };
+	static const char *const times[] = { "ts", "mono", "tid", NULL };
 	struct rep_buf b = { 0 };
 	bool first = true;
 	ht_rep_buf_add(&b, "{");
