@@ -104,6 +104,46 @@ static size_t key_of(const char *m, size_t n, char *key, size_t cap)
 	return k + 2;
 }
 
+/* The value text v (n bytes) as jansson reads it, when it is a scalar
+ * read without jansson: a number (ht_rep__number_of: jansson's own
+ * strtoll or strtod, or the exactly rounded quotient strtod gives), a
+ * string of printable ASCII without a backslash (its text is its value),
+ * true, false or null. NULL for anything else (an array, an object, an
+ * escape, a byte jansson checks as UTF-8, a space): the batch's. A rank's
+ * own values are such scalars (its rank, pid, ages, durations, I/O
+ * counts): made here, they are neither hashed nor looked up in the cache
+ * of members, where they would only miss. */
+static json_t *scalar_of(const char *v, size_t n)
+{
+	if (n == 0)
+		return NULL;
+	if (v[0] == '"') {
+		if (n < 2 || v[n - 1] != '"')
+			return NULL;
+		for (size_t i = 1; i < n - 1; i++)
+			if (v[i] < 0x20 || v[i] > 0x7e || v[i] == '\\' || v[i] == '"')
+				return NULL;
+		return json_stringn_nocheck(v + 1, n - 2);
+	}
+	if (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+		double d;
+		int64_t i;
+		if (!ht_rep__number_of(v, n, &d, &i))
+			return NULL;
+		for (size_t k = 0; k < n; k++)
+			if (v[k] == '.' || v[k] == 'e' || v[k] == 'E')
+				return json_real(d);
+		return json_integer(i);
+	}
+	if (n == 4 && memcmp(v, "true", 4) == 0)
+		return json_true();
+	if (n == 5 && memcmp(v, "false", 5) == 0)
+		return json_false();
+	if (n == 4 && memcmp(v, "null", 4) == 0)
+		return json_null();
+	return NULL;
+}
+
 static void member_free(struct rep_member *x)
 {
 	json_decref(x->v);
@@ -190,8 +230,9 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 {
 	struct rep_mcache *t = &c->members;
 	struct {
-		const struct rep_member *kept;	/* NULL: in the batch or inner */
+		const struct rep_member *kept;	/* NULL: in the batch, inner or own */
 		json_t *inner;			/* a long object, read the same way */
+		json_t *own;			/* a scalar, made here (scalar_of) */
 		uint64_t hash;
 		bool keep;			/* seen before: kept once read */
 	} mem[MAX_MEMBERS];
@@ -215,17 +256,26 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 			goto refused;	/* (the object's brace ends the line) */
 		const char *m = s + i;
 		size_t mn = e - i;
+		mem[nmem].keep = false;
+		mem[nmem].inner = NULL;
+		mem[nmem].kept = NULL;
+		mem[nmem].own = NULL;
+		off[nmem] = (uint32_t)i;
+		len[nmem] = (uint32_t)mn;
+		size_t v = key_of(m, mn, key[nmem], sizeof(key[nmem]));
+		if (v != 0 && (mem[nmem].own = scalar_of(m + v, mn - v)) != NULL) {
+			nmem++;
+			i = e + 1;
+			continue;
+		}
 		uint64_t h = ht_rep_hash(m, mn);
 		struct rep_member *x = NULL;
 		if (t->tab.cap != 0)
 			x = (struct rep_member *)*ht_rep__ttab_slot(&t->tab, m, mn, h);
-		mem[nmem].keep = false;
-		mem[nmem].inner = NULL;
-		size_t v;
 		if (x != NULL) {
 			x->used = true;
 		} else if (what != REP_MEMBERS_INNER && mn > MIN_INNER &&
-			   (v = key_of(m, mn, key[nmem], sizeof(key[nmem]))) != 0 && m[v] == '{' &&
+			   v != 0 && m[v] == '{' &&
 			   (mem[nmem].inner = ht_rep__members_parse(c, m + v + 1, mn - v - 1,
 								    REP_MEMBERS_INNER)) != NULL) {
 			/* its members apart: its own new ones in a call of their own */
@@ -236,8 +286,6 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		}
 		mem[nmem].kept = x;
 		mem[nmem].hash = h;
-		off[nmem] = (uint32_t)i;
-		len[nmem] = (uint32_t)mn;
 		nmem++;
 		i = e + 1;	/* past the comma (or the closing brace: the end) */
 	}
@@ -252,7 +300,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		size_t k = 0;
 		b[k++] = '{';
 		for (size_t i = 0; i < nmem; i++) {
-			if (mem[i].kept != NULL || mem[i].inner != NULL)
+			if (mem[i].kept != NULL || mem[i].inner != NULL || mem[i].own != NULL)
 				continue;
 			if (k > 1)
 				b[k++] = ',';
@@ -284,6 +332,9 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		} else if (mem[i].inner != NULL) {
 			k = key[i];
 			v = mem[i].inner;
+		} else if (mem[i].own != NULL) {
+			k = key[i];
+			v = mem[i].own;
 		} else {
 			k = json_object_iter_key(it);
 			v = json_object_iter_value(it);
@@ -299,12 +350,16 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		}
 	}
 	json_decref(batch);
-	for (size_t i = 0; i < nmem; i++)
+	for (size_t i = 0; i < nmem; i++) {
 		json_decref(mem[i].inner);	/* (o holds them) */
+		json_decref(mem[i].own);
+	}
 	return o;
 refused:
-	for (size_t i = 0; i < nmem; i++)
+	for (size_t i = 0; i < nmem; i++) {
 		json_decref(mem[i].inner);
+		json_decref(mem[i].own);
+	}
 	return NULL;
 }
 
