@@ -156,6 +156,14 @@ static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 	 * doubles and their quotient is rounded once, to the nearest, which is
 	 * what strtod's correctly rounded result is (its slow part, a
 	 * multiple-precision division, is most of its time). */
+	/* An integer of at most 18 digits: what strtoll gives, never out of
+	 * range (a rank's pid, rank, I/O counts: strtoll's locale and base
+	 * handling were most of its time). */
+	if (integer && ndigits <= 18) {
+		*i = neg ? -(int64_t)m : (int64_t)m;
+		*d = (double)*i;
+		return true;
+	}
 	if (!integer && !exponent && ndigits <= 19 && m < (1ull << 53) && nfrac <= 22) {
 		double v = (double)m / pow10[nfrac];
 		*d = neg ? -v : v;

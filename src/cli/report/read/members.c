@@ -317,7 +317,8 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		}
 		it = json_object_iter(batch);
 	}
-	/* The line's object, member after member. */
+	/* The line's object, member after member (every key is jansson's, or
+	 * printable ASCII: no UTF-8 check to repeat). */
 	json_t *o = json_object();
 	if (o == NULL) {
 		json_decref(batch);
@@ -343,7 +344,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 			if (mem[i].keep && t->tab.n < MAX_KEPT && t->bytes + len[i] <= MAX_KEPT_BYTES)
 				member_keep(t, s + off[i], len[i], mem[i].hash, k, v);
 		}
-		if (is_head_key(k, what) || json_object_set(o, k, v) != 0) {
+		if (is_head_key(k, what) || json_object_set_nocheck(o, k, v) != 0) {
 			json_decref(o);
 			json_decref(batch);
 			goto refused;
