@@ -40,10 +40,11 @@ struct rep_member {
 };
 
 /* Where the value that starts at s[i] ends: the index of the comma after
- * it or of the object's closing brace, 0 when there is neither (or a
- * string is not closed). Strings are skipped whole: a quote inside one is
- * escaped, after an odd number of backslashes. */
-static size_t value_end(const char *s, size_t i, size_t n)
+ * it or of the closing bracket close (the object's brace, an array's
+ * bracket), 0 when there is neither (or a string is not closed). Strings
+ * are skipped whole: a quote inside one is escaped, after an odd number
+ * of backslashes. */
+static size_t value_end(const char *s, size_t i, size_t n, char close)
 {
 	int depth = 0;
 	while (i < n) {
@@ -68,7 +69,7 @@ static size_t value_end(const char *s, size_t i, size_t n)
 			depth++;
 		} else if (ch == '}' || ch == ']') {
 			if (depth == 0)
-				return ch == '}' ? i : 0;
+				return ch == close ? i : 0;
 			depth--;
 		} else if (ch == ',' && depth == 0) {
 			return i;
@@ -225,6 +226,37 @@ static void member_keep(struct rep_mcache *t, const char *m, size_t n, uint64_t 
 	t->bytes += n;
 }
 
+/* The array v (n bytes, `[...]`) as jansson reads it, made here when its
+ * elements are scalars (scalar_of) or objects read as a line's inner
+ * objects are (their members, the new ones in one jansson call); NULL
+ * otherwise (a space, an array inside, an empty object: the batch's). A
+ * stall's calls ([{"name":...,"tid":...,"age":...}], new on every stall of
+ * every rank) are such. The elements are cut as a line's members are
+ * (value_end), so they are the array's exactly. */
+static json_t *array_of(struct rep_rctx *c, const char *v, size_t n)
+{
+	if (n < 2 || v[0] != '[' || v[n - 1] != ']')
+		return NULL;
+	json_t *a = json_array();
+	if (a == NULL || n == 2)
+		return a;
+	for (size_t i = 1; i < n;) {
+		size_t e = value_end(v, i, n, ']');
+		if (e <= i || (v[e] == ']' && e != n - 1))
+			goto refused;
+		json_t *x = v[i] == '{' && v[e - 1] == '}'
+				    ? ht_rep__members_parse(c, v + i + 1, e - i - 1, REP_MEMBERS_INNER)
+				    : scalar_of(v + i, e - i);
+		if (json_array_append_new(a, x) != 0)	/* (NULL refused) */
+			goto refused;
+		i = e + 1;
+	}
+	return a;
+refused:
+	json_decref(a);
+	return NULL;
+}
+
 json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 			      enum rep_members what)
 {
@@ -251,7 +283,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 	for (size_t i = 0; i < n;) {
 		if (nmem == MAX_MEMBERS || s[i] != '"')
 			goto refused;
-		size_t e = value_end(s, i, n);
+		size_t e = value_end(s, i, n, '}');
 		if (e <= i || (s[e] == '}' && e != n - 1))
 			goto refused;	/* (the object's brace ends the line) */
 		const char *m = s + i;
@@ -279,11 +311,13 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 			   (mem[nmem].inner = ht_rep__members_parse(c, m + v + 1, mn - v - 1,
 								    REP_MEMBERS_INNER)) != NULL) {
 			/* its members apart: its own new ones in a call of their own */
-		} else {
+		} else if ((mem[nmem].keep = mn <= MAX_MEMBER_BYTES &&
+					     seen_elsewhere(t, h, c->file)) ||
+			   what == REP_MEMBERS_INNER || v == 0 || m[v] != '[' ||
+			   (mem[nmem].own = array_of(c, m + v, mn - v)) == NULL) {
 			nbatch++;
 			batch_bytes += mn + 1;
-			mem[nmem].keep = mn <= MAX_MEMBER_BYTES && seen_elsewhere(t, h, c->file);
-		}
+		}	/* (else an array new here, made without jansson) */
 		mem[nmem].kept = x;
 		mem[nmem].hash = h;
 		nmem++;
