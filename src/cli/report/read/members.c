@@ -105,42 +105,53 @@ static size_t key_of(const char *m, size_t n, char *key, size_t cap)
 	return k + 2;
 }
 
-/* The value text v (n bytes) as jansson reads it, when it is a scalar
- * read without jansson: a number (ht_rep__number_of: jansson's own
- * strtoll or strtod, or the exactly rounded quotient strtod gives), a
- * string of printable ASCII without a backslash (its text is its value),
- * true, false or null. NULL for anything else (an array, an object, an
- * escape, a byte jansson checks as UTF-8, a space): the batch's. A rank's
- * own values are such scalars (its rank, pid, ages, durations, I/O
- * counts): made here, they are neither hashed nor looked up in the cache
- * of members, where they would only miss. */
-static json_t *scalar_of(const char *v, size_t n)
+/* The scalar at the start of v (of n bytes) as jansson reads it, and its
+ * length (*len), when it is read without jansson: a number
+ * (ht_rep__number_of: jansson's own strtoll or strtod, or the exactly
+ * rounded quotient strtod gives), a string of printable ASCII without a
+ * backslash (its text is its value), true, false or null. NULL for
+ * anything else (an array, an object, an escape, a byte jansson checks as
+ * UTF-8): the caller's general way. The caller checks what follows (a
+ * comma or the closing bracket: else its general way, which then sees a
+ * space or worse). A rank's own values are such scalars (its rank, pid,
+ * ages, durations, I/O counts): made here, they are neither cut by
+ * value_end, nor hashed, nor looked up in the cache of members, where
+ * they would only miss. */
+static json_t *scalar_at(const char *v, size_t n, size_t *len)
 {
+	size_t k;
 	if (n == 0)
 		return NULL;
 	if (v[0] == '"') {
-		if (n < 2 || v[n - 1] != '"')
+		for (k = 1; k < n && v[k] >= 0x20 && v[k] <= 0x7e && v[k] != '"' && v[k] != '\\'; k++)
+			;
+		if (k == n || v[k] != '"')
 			return NULL;
-		for (size_t i = 1; i < n - 1; i++)
-			if (v[i] < 0x20 || v[i] > 0x7e || v[i] == '\\' || v[i] == '"')
-				return NULL;
-		return json_stringn_nocheck(v + 1, n - 2);
+		*len = k + 1;
+		return json_stringn_nocheck(v + 1, k - 1);
 	}
 	if (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+		bool real = false;
+		for (k = 0; k < n; k++) {
+			char ch = v[k];
+			if (ch == '.' || ch == 'e' || ch == 'E')
+				real = true;
+			else if ((ch < '0' || ch > '9') && ch != '-' && ch != '+')
+				break;
+		}
 		double d;
 		int64_t i;
-		if (!ht_rep__number_of(v, n, &d, &i))
+		if (!ht_rep__number_of(v, k, &d, &i))
 			return NULL;
-		for (size_t k = 0; k < n; k++)
-			if (v[k] == '.' || v[k] == 'e' || v[k] == 'E')
-				return json_real(d);
-		return json_integer(i);
+		*len = k;
+		return real ? json_real(d) : json_integer(i);
 	}
-	if (n == 4 && memcmp(v, "true", 4) == 0)
+	*len = v[0] == 'f' ? 5 : 4;
+	if (n >= 4 && memcmp(v, "true", 4) == 0)
 		return json_true();
-	if (n == 5 && memcmp(v, "false", 5) == 0)
+	if (n >= 5 && memcmp(v, "false", 5) == 0)
 		return json_false();
-	if (n == 4 && memcmp(v, "null", 4) == 0)
+	if (n >= 4 && memcmp(v, "null", 4) == 0)
 		return json_null();
 	return NULL;
 }
@@ -227,7 +238,7 @@ static void member_keep(struct rep_mcache *t, const char *m, size_t n, uint64_t 
 }
 
 /* The array v (n bytes, `[...]`) as jansson reads it, made here when its
- * elements are scalars (scalar_of) or objects read as a line's inner
+ * elements are scalars (scalar_at) or objects read as a line's inner
  * objects are (their members, the new ones in one jansson call); NULL
  * otherwise (a space, an array inside, an empty object: the batch's). A
  * stall's calls ([{"name":...,"tid":...,"age":...}], new on every stall of
@@ -241,12 +252,22 @@ static json_t *array_of(struct rep_rctx *c, const char *v, size_t n)
 	if (a == NULL || n == 2)
 		return a;
 	for (size_t i = 1; i < n;) {
-		size_t e = value_end(v, i, n, ']');
-		if (e <= i || (v[e] == ']' && e != n - 1))
+		size_t e, len;
+		json_t *x = scalar_at(v + i, n - i, &len);
+		if (x != NULL) {
+			e = i + len;
+			if (e >= n || (v[e] != ',' && (v[e] != ']' || e != n - 1))) {
+				json_decref(x);
+				goto refused;
+			}
+		} else if (v[i] == '{') {
+			e = value_end(v, i, n, ']');
+			if (e <= i || (v[e] == ']' && e != n - 1) || v[e - 1] != '}')
+				goto refused;
+			x = ht_rep__members_parse(c, v + i + 1, e - i - 1, REP_MEMBERS_INNER);
+		} else {
 			goto refused;
-		json_t *x = v[i] == '{' && v[e - 1] == '}'
-				    ? ht_rep__members_parse(c, v + i + 1, e - i - 1, REP_MEMBERS_INNER)
-				    : scalar_of(v + i, e - i);
+		}
 		if (json_array_append_new(a, x) != 0)	/* (NULL refused) */
 			goto refused;
 		i = e + 1;
@@ -264,7 +285,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 	struct {
 		const struct rep_member *kept;	/* NULL: in the batch, inner or own */
 		json_t *inner;			/* a long object, read the same way */
-		json_t *own;			/* a scalar, made here (scalar_of) */
+		json_t *own;			/* a scalar or an array, made here */
 		uint64_t hash;
 		bool keep;			/* seen before: kept once read */
 	} mem[MAX_MEMBERS];
@@ -283,23 +304,28 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 	for (size_t i = 0; i < n;) {
 		if (nmem == MAX_MEMBERS || s[i] != '"')
 			goto refused;
-		size_t e = value_end(s, i, n, '}');
-		if (e <= i || (s[e] == '}' && e != n - 1))
-			goto refused;	/* (the object's brace ends the line) */
 		const char *m = s + i;
-		size_t mn = e - i;
 		mem[nmem].keep = false;
 		mem[nmem].inner = NULL;
 		mem[nmem].kept = NULL;
 		mem[nmem].own = NULL;
 		off[nmem] = (uint32_t)i;
-		len[nmem] = (uint32_t)mn;
-		size_t v = key_of(m, mn, key[nmem], sizeof(key[nmem]));
-		if (v != 0 && (mem[nmem].own = scalar_of(m + v, mn - v)) != NULL) {
-			nmem++;
-			i = e + 1;
-			continue;
+		size_t e, sl, v = key_of(m, n - i, key[nmem], sizeof(key[nmem]));
+		if (v != 0 && (mem[nmem].own = scalar_at(m + v, n - i - v, &sl)) != NULL) {
+			e = i + v + sl;
+			if (e < n && (s[e] == ',' || (s[e] == '}' && e == n - 1))) {
+				len[nmem++] = (uint32_t)(e - i);
+				i = e + 1;
+				continue;
+			}
+			json_decref(mem[nmem].own);	/* (a space, or worse: cut as any) */
+			mem[nmem].own = NULL;
 		}
+		e = value_end(s, i, n, '}');
+		if (e <= i || (s[e] == '}' && e != n - 1))
+			goto refused;	/* (the object's brace ends the line) */
+		size_t mn = e - i;
+		len[nmem] = (uint32_t)mn;
 		uint64_t h = ht_rep_hash(m, mn);
 		struct rep_member *x = NULL;
 		if (t->tab.cap != 0)
