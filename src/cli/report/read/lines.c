@@ -151,11 +151,6 @@ static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 	}
 	if (k != n)
 		return false;
-	/* A fraction without exponent whose digits make an integer below 2^53
-	 * and whose fraction has at most 22 digits: m and 10^nfrac are exact
-	 * doubles and their quotient is rounded once, to the nearest, which is
-	 * what strtod's correctly rounded result is (its slow part, a
-	 * multiple-precision division, is most of its time). */
 	/* An integer of at most 18 digits: what strtoll gives, never out of
 	 * range (a rank's pid, rank, I/O counts: strtoll's locale and base
 	 * handling were most of its time). */
@@ -164,6 +159,11 @@ static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 		*d = (double)*i;
 		return true;
 	}
+	/* A fraction without exponent whose digits make an integer below 2^53
+	 * and whose fraction has at most 22 digits: m and 10^nfrac are exact
+	 * doubles and their quotient is rounded once, to the nearest, which is
+	 * what strtod's correctly rounded result is (its slow part, a
+	 * multiple-precision division, is most of its time). */
 	if (!integer && !exponent && ndigits <= 19 && m < (1ull << 53) && nfrac <= 22) {
 		double v = (double)m / pow10[nfrac];
 		*d = neg ? -v : v;

@@ -6,19 +6,26 @@
  * (a phase's name, the NCCL version, the command line): each member's text
  * `"key":value` that repeats is parsed once and kept, like the tails of
  * lines.c, and the members met for the first time are parsed together, in
- * one jansson call on `{m1,m2,...}`. The line's object is then made of
- * the two, member after member in the line's order (a key given twice
- * keeps its first place and its last value, as jansson's own parse).
+ * one jansson call on `{m1,m2,...}`. A member whose value is a scalar (a
+ * number, a plain string, a literal: most of a rank's own values, its
+ * ages, durations, counts) is made where it is met, without the cache
+ * (scalar_at), and so is an array new in its file whose elements are
+ * scalars or plain objects (array_of: a stall's calls). The line's object
+ * is then made of them all, member after member in the line's order (a
+ * key given twice keeps its first place and its last value, as jansson's
+ * own parse).
  *
  * Why it is the line: the cuts are made where a member of the top object
  * ends (a comma outside strings and nested values), and every piece is
- * given to jansson, alone or with the other new ones; when each of them is
- * one object of exactly the one member cut, the line is those members, in
- * that order (the text `{m1,...,mk}` is the line's tail, and JSON reads a
- * list of members joined by commas as the members of each). Anything
- * else (a space after a comma, a piece that does not parse, a key of the
- * head) gives NULL: the line goes to jansson whole, and its warning is
- * jansson's.
+ * given to jansson, alone or with the other new ones, or read here only
+ * where its text is exactly what jansson would read (a number as
+ * ht_rep__number_of reads it, a string of printable ASCII without an
+ * escape, true, false, null); when each of them is one object of exactly
+ * the one member cut, the line is those members, in that order (the text
+ * `{m1,...,mk}` is the line's tail, and JSON reads a list of members
+ * joined by commas as the members of each). Anything else (a space after
+ * a comma, a piece that does not parse, a key of the head) gives NULL:
+ * the line goes to jansson whole, and its warning is jansson's.
  */
 #include <stdlib.h>
 #include <string.h>
