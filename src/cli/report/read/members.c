@@ -397,6 +397,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		if (mem[i].kept != NULL) {
 			k = mem[i].kept->k;
 			v = mem[i].kept->v;
+			c->shared++;	/* (o holds memory of the cache) */
 		} else if (mem[i].inner != NULL) {
 			k = key[i];
 			v = mem[i].inner;

@@ -181,7 +181,11 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		ev = ht_rep__split_parse(c, s, loc->len, &hd, &own);
 	if (ev != NULL) {
 		one_event(c, loc, &hd, ev, s);
-		json_decref(own);
+		/* Made in the scratch block, holding no kept member: it goes
+		 * with the block, as a line parsed whole (below). */
+		if (!ht_rep__scratch_whole() || c->shared != 0)
+			json_decref(own);
+		c->shared = 0;
 		ht_rep__scratch_release(0);
 		return;
 	}
