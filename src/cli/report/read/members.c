@@ -94,17 +94,36 @@ static bool is_head_key(const char *k, enum rep_members what)
 		(what == REP_MEMBERS_EVENT && strcmp(k, "tid") == 0));
 }
 
+/* Bytes by what they may be: PLAIN inside a string whose text is its
+ * value (printable ASCII but the quote and the backslash), NUM in a
+ * number's text, REAL in a real's (jansson reads a number with a fraction
+ * or an exponent as a real). */
+enum { PLAIN = 1, NUM = 2, REAL = 4 };
+static const unsigned char kind[256] = {
+	[0x20 ... 0x21] = PLAIN,	/* (0x22, the quote: none) */
+	[0x23 ... 0x2a] = PLAIN,
+	['+'] = PLAIN | NUM,
+	[','] = PLAIN,
+	['-'] = PLAIN | NUM,
+	['.'] = PLAIN | NUM | REAL,
+	['/'] = PLAIN,
+	['0' ... '9'] = PLAIN | NUM,
+	[':' ... 'D'] = PLAIN,
+	['E'] = PLAIN | NUM | REAL,
+	['F' ... '['] = PLAIN,		/* (0x5c, the backslash: none) */
+	[']' ... 'd'] = PLAIN,
+	['e'] = PLAIN | NUM | REAL,
+	['f' ... '~'] = PLAIN,
+};
+
 /* The key of the member m (n bytes) into key (cap bytes) and where its
  * value starts, when the key is printable ASCII without a backslash (so
  * its text is the key); 0 when not. */
 static size_t key_of(const char *m, size_t n, char *key, size_t cap)
 {
 	size_t k = 1;
-	while (k < n && k < cap && m[k] != '"') {
-		if (m[k] < 0x20 || m[k] > 0x7e || m[k] == '\\')
-			return 0;
+	while (k < n && k < cap && (kind[(unsigned char)m[k]] & PLAIN))
 		k++;
-	}
 	if (k >= n - 1 || k >= cap || m[k] != '"' || m[k + 1] != ':')
 		return 0;
 	memcpy(key, m + 1, k - 1);
@@ -130,7 +149,7 @@ static json_t *scalar_at(const char *v, size_t n, size_t *len)
 	if (n == 0)
 		return NULL;
 	if (v[0] == '"') {
-		for (k = 1; k < n && v[k] >= 0x20 && v[k] <= 0x7e && v[k] != '"' && v[k] != '\\'; k++)
+		for (k = 1; k < n && (kind[(unsigned char)v[k]] & PLAIN); k++)
 			;
 		if (k == n || v[k] != '"')
 			return NULL;
@@ -138,14 +157,10 @@ static json_t *scalar_at(const char *v, size_t n, size_t *len)
 		return json_stringn_nocheck(v + 1, k - 1);
 	}
 	if (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
-		bool real = false;
-		for (k = 0; k < n; k++) {
-			char ch = v[k];
-			if (ch == '.' || ch == 'e' || ch == 'E')
-				real = true;
-			else if ((ch < '0' || ch > '9') && ch != '-' && ch != '+')
-				break;
-		}
+		unsigned seen = 0;
+		for (k = 0; k < n && (kind[(unsigned char)v[k]] & NUM); k++)
+			seen |= kind[(unsigned char)v[k]];
+		bool real = (seen & REAL) != 0;
 		double d;
 		int64_t i;
 		if (!ht_rep__number_of(v, k, &d, &i))
