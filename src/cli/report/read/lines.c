@@ -122,18 +122,21 @@ static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 	if (k < n && s[k] == '0') {
 		k++;
 	} else if (k < n && s[k] >= '1' && s[k] <= '9') {
-		for (; k < n && s[k] >= '0' && s[k] <= '9'; k++, ndigits++)
-			m = m * 10 + (uint64_t)(s[k] - '0');
+		size_t f = k;
+		for (unsigned dg; k < n && (dg = (unsigned)(s[k] - '0')) < 10; k++)
+			m = m * 10 + dg;
+		ndigits = k - f;
 	} else {
 		return false;
 	}
 	if (k < n && s[k] == '.') {
 		size_t f = ++k;
-		for (; k < n && s[k] >= '0' && s[k] <= '9'; k++, ndigits++)
-			m = m * 10 + (uint64_t)(s[k] - '0');
+		for (unsigned dg; k < n && (dg = (unsigned)(s[k] - '0')) < 10; k++)
+			m = m * 10 + dg;
 		if (k == f)
 			return false;
 		nfrac = k - f;
+		ndigits += nfrac;
 		integer = false;
 	}
 	bool exponent = false;
