@@ -488,6 +488,12 @@ START_TEST(test_members_as_jansson)
 		"\"cmd\":[\"a\"],\"env\":{\"MASTER_ADDR\":\"10.0.0.1\",\"RANK\":\"3\","
 		"\"NCCL_SOCKET_IFNAME\":\"ens5\",\"X\":{\"y\":[1,{\"z\":\"}\"}]},\"t\":\"inner\","
 		"\"ts\":1,\"B\":\"\\\"q\\\"\"},\"n\":1}",
+		/* scalars and arrays made without jansson (members.c scalar_of,
+		 * array_of) */
+		"\"calls\":[{\"name\":\"ncclCommInitRank\",\"tid\":3095836,\"age\":300.020000}],"
+		"\"i\":123456789012345678,\"j\":-1234567890123456789,\"z\":-0,\"r\":1e1}",
+		"\"c\":[{\"a\":1},{\"b\":[2]},3,\"s\",null,[],{}],\"d\":[{\"x\":1,\"x\":2}],"
+		"\"e\":\"~\x7f\",\"f\":-0.0,\"g\":[true,false]}",
 	};
 	static const char *any[] = {
 		"\"a\":1, \"b\":2}", "\"a\":1,}", "\"a\":1", "\"a\":1}}", "\"a\":[1}", "\"a\":{1]}",

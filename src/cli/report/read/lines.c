@@ -122,18 +122,21 @@ static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 	if (k < n && s[k] == '0') {
 		k++;
 	} else if (k < n && s[k] >= '1' && s[k] <= '9') {
-		for (; k < n && s[k] >= '0' && s[k] <= '9'; k++, ndigits++)
-			m = m * 10 + (uint64_t)(s[k] - '0');
+		size_t f = k;
+		for (unsigned dg; k < n && (dg = (unsigned)(s[k] - '0')) < 10; k++)
+			m = m * 10 + dg;
+		ndigits = k - f;
 	} else {
 		return false;
 	}
 	if (k < n && s[k] == '.') {
 		size_t f = ++k;
-		for (; k < n && s[k] >= '0' && s[k] <= '9'; k++, ndigits++)
-			m = m * 10 + (uint64_t)(s[k] - '0');
+		for (unsigned dg; k < n && (dg = (unsigned)(s[k] - '0')) < 10; k++)
+			m = m * 10 + dg;
 		if (k == f)
 			return false;
 		nfrac = k - f;
+		ndigits += nfrac;
 		integer = false;
 	}
 	bool exponent = false;
@@ -151,6 +154,14 @@ static bool number_of(const char *s, size_t n, double *d, int64_t *i)
 	}
 	if (k != n)
 		return false;
+	/* An integer of at most 18 digits: what strtoll gives, never out of
+	 * range (a rank's pid, rank, I/O counts: strtoll's locale and base
+	 * handling were most of its time). */
+	if (integer && ndigits <= 18) {
+		*i = neg ? -(int64_t)m : (int64_t)m;
+		*d = (double)*i;
+		return true;
+	}
 	/* A fraction without exponent whose digits make an integer below 2^53
 	 * and whose fraction has at most 22 digits: m and 10^nfrac are exact
 	 * doubles and their quotient is rounded once, to the nearest, which is

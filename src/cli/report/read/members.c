@@ -6,19 +6,26 @@
  * (a phase's name, the NCCL version, the command line): each member's text
  * `"key":value` that repeats is parsed once and kept, like the tails of
  * lines.c, and the members met for the first time are parsed together, in
- * one jansson call on `{m1,m2,...}`. The line's object is then made of
- * the two, member after member in the line's order (a key given twice
- * keeps its first place and its last value, as jansson's own parse).
+ * one jansson call on `{m1,m2,...}`. A member whose value is a scalar (a
+ * number, a plain string, a literal: most of a rank's own values, its
+ * ages, durations, counts) is made where it is met, without the cache
+ * (scalar_at), and so is an array new in its file whose elements are
+ * scalars or plain objects (array_of: a stall's calls). The line's object
+ * is then made of them all, member after member in the line's order (a
+ * key given twice keeps its first place and its last value, as jansson's
+ * own parse).
  *
  * Why it is the line: the cuts are made where a member of the top object
  * ends (a comma outside strings and nested values), and every piece is
- * given to jansson, alone or with the other new ones; when each of them is
- * one object of exactly the one member cut, the line is those members, in
- * that order (the text `{m1,...,mk}` is the line's tail, and JSON reads a
- * list of members joined by commas as the members of each). Anything
- * else (a space after a comma, a piece that does not parse, a key of the
- * head) gives NULL: the line goes to jansson whole, and its warning is
- * jansson's.
+ * given to jansson, alone or with the other new ones, or read here only
+ * where its text is exactly what jansson would read (a number as
+ * ht_rep__number_of reads it, a string of printable ASCII without an
+ * escape, true, false, null); when each of them is one object of exactly
+ * the one member cut, the line is those members, in that order (the text
+ * `{m1,...,mk}` is the line's tail, and JSON reads a list of members
+ * joined by commas as the members of each). Anything else (a space after
+ * a comma, a piece that does not parse, a key of the head) gives NULL:
+ * the line goes to jansson whole, and its warning is jansson's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +47,11 @@ struct rep_member {
 };
 
 /* Where the value that starts at s[i] ends: the index of the comma after
- * it or of the object's closing brace, 0 when there is neither (or a
- * string is not closed). Strings are skipped whole: a quote inside one is
- * escaped, after an odd number of backslashes. */
-static size_t value_end(const char *s, size_t i, size_t n)
+ * it or of the closing bracket close (the object's brace, an array's
+ * bracket), 0 when there is neither (or a string is not closed). Strings
+ * are skipped whole: a quote inside one is escaped, after an odd number
+ * of backslashes. */
+static size_t value_end(const char *s, size_t i, size_t n, char close)
 {
 	int depth = 0;
 	while (i < n) {
@@ -68,7 +76,7 @@ static size_t value_end(const char *s, size_t i, size_t n)
 			depth++;
 		} else if (ch == '}' || ch == ']') {
 			if (depth == 0)
-				return ch == '}' ? i : 0;
+				return ch == close ? i : 0;
 			depth--;
 		} else if (ch == ',' && depth == 0) {
 			return i;
@@ -86,22 +94,88 @@ static bool is_head_key(const char *k, enum rep_members what)
 		(what == REP_MEMBERS_EVENT && strcmp(k, "tid") == 0));
 }
 
+/* Bytes by what they may be: PLAIN inside a string whose text is its
+ * value (printable ASCII but the quote and the backslash), NUM in a
+ * number's text, REAL in a real's (jansson reads a number with a fraction
+ * or an exponent as a real). */
+enum { PLAIN = 1, NUM = 2, REAL = 4 };
+static const unsigned char kind[256] = {
+	[0x20 ... 0x21] = PLAIN,	/* (0x22, the quote: none) */
+	[0x23 ... 0x2a] = PLAIN,
+	['+'] = PLAIN | NUM,
+	[','] = PLAIN,
+	['-'] = PLAIN | NUM,
+	['.'] = PLAIN | NUM | REAL,
+	['/'] = PLAIN,
+	['0' ... '9'] = PLAIN | NUM,
+	[':' ... 'D'] = PLAIN,
+	['E'] = PLAIN | NUM | REAL,
+	['F' ... '['] = PLAIN,		/* (0x5c, the backslash: none) */
+	[']' ... 'd'] = PLAIN,
+	['e'] = PLAIN | NUM | REAL,
+	['f' ... '~'] = PLAIN,
+};
+
 /* The key of the member m (n bytes) into key (cap bytes) and where its
  * value starts, when the key is printable ASCII without a backslash (so
  * its text is the key); 0 when not. */
 static size_t key_of(const char *m, size_t n, char *key, size_t cap)
 {
 	size_t k = 1;
-	while (k < n && k < cap && m[k] != '"') {
-		if (m[k] < 0x20 || m[k] > 0x7e || m[k] == '\\')
-			return 0;
+	while (k < n && k < cap && (kind[(unsigned char)m[k]] & PLAIN))
 		k++;
-	}
 	if (k >= n - 1 || k >= cap || m[k] != '"' || m[k + 1] != ':')
 		return 0;
 	memcpy(key, m + 1, k - 1);
 	key[k - 1] = '\0';
 	return k + 2;
+}
+
+/* The scalar at the start of v (of n bytes) as jansson reads it, and its
+ * length (*len), when it is read without jansson: a number
+ * (ht_rep__number_of: jansson's own strtoll or strtod, or the exactly
+ * rounded quotient strtod gives), a string of printable ASCII without a
+ * backslash (its text is its value), true, false or null. NULL for
+ * anything else (an array, an object, an escape, a byte jansson checks as
+ * UTF-8): the caller's general way. The caller checks what follows (a
+ * comma or the closing bracket: else its general way, which then sees a
+ * space or worse). A rank's own values are such scalars (its rank, pid,
+ * ages, durations, I/O counts): made here, they are neither cut by
+ * value_end, nor hashed, nor looked up in the cache of members, where
+ * they would only miss. */
+static json_t *scalar_at(const char *v, size_t n, size_t *len)
+{
+	size_t k;
+	if (n == 0)
+		return NULL;
+	if (v[0] == '"') {
+		for (k = 1; k < n && (kind[(unsigned char)v[k]] & PLAIN); k++)
+			;
+		if (k == n || v[k] != '"')
+			return NULL;
+		*len = k + 1;
+		return json_stringn_nocheck(v + 1, k - 1);
+	}
+	if (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+		unsigned seen = 0;
+		for (k = 0; k < n && (kind[(unsigned char)v[k]] & NUM); k++)
+			seen |= kind[(unsigned char)v[k]];
+		bool real = (seen & REAL) != 0;
+		double d;
+		int64_t i;
+		if (!ht_rep__number_of(v, k, &d, &i))
+			return NULL;
+		*len = k;
+		return real ? json_real(d) : json_integer(i);
+	}
+	*len = v[0] == 'f' ? 5 : 4;
+	if (n >= 4 && memcmp(v, "true", 4) == 0)
+		return json_true();
+	if (n >= 5 && memcmp(v, "false", 5) == 0)
+		return json_false();
+	if (n >= 4 && memcmp(v, "null", 4) == 0)
+		return json_null();
+	return NULL;
 }
 
 static void member_free(struct rep_member *x)
@@ -185,13 +259,55 @@ static void member_keep(struct rep_mcache *t, const char *m, size_t n, uint64_t 
 	t->bytes += n;
 }
 
+/* The array v (n bytes, `[...]`) as jansson reads it, made here when its
+ * elements are scalars (scalar_at) or objects read as a line's inner
+ * objects are (their members, the new ones in one jansson call); NULL
+ * otherwise (a space, an array inside, an empty object: the batch's). A
+ * stall's calls ([{"name":...,"tid":...,"age":...}], new on every stall of
+ * every rank) are such. The elements are cut as a line's members are
+ * (value_end), so they are the array's exactly. */
+static json_t *array_of(struct rep_rctx *c, const char *v, size_t n)
+{
+	if (n < 2 || v[0] != '[' || v[n - 1] != ']')
+		return NULL;
+	json_t *a = json_array();
+	if (a == NULL || n == 2)
+		return a;
+	for (size_t i = 1; i < n;) {
+		size_t e, len;
+		json_t *x = scalar_at(v + i, n - i, &len);
+		if (x != NULL) {
+			e = i + len;
+			if (e >= n || (v[e] != ',' && (v[e] != ']' || e != n - 1))) {
+				json_decref(x);
+				goto refused;
+			}
+		} else if (v[i] == '{') {
+			e = value_end(v, i, n, ']');
+			if (e <= i || (v[e] == ']' && e != n - 1) || v[e - 1] != '}')
+				goto refused;
+			x = ht_rep__members_parse(c, v + i + 1, e - i - 1, REP_MEMBERS_INNER);
+		} else {
+			goto refused;
+		}
+		if (json_array_append_new(a, x) != 0)	/* (NULL refused) */
+			goto refused;
+		i = e + 1;
+	}
+	return a;
+refused:
+	json_decref(a);
+	return NULL;
+}
+
 json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 			      enum rep_members what)
 {
 	struct rep_mcache *t = &c->members;
 	struct {
-		const struct rep_member *kept;	/* NULL: in the batch or inner */
+		const struct rep_member *kept;	/* NULL: in the batch, inner or own */
 		json_t *inner;			/* a long object, read the same way */
+		json_t *own;			/* a scalar or an array, made here */
 		uint64_t hash;
 		bool keep;			/* seen before: kept once read */
 	} mem[MAX_MEMBERS];
@@ -210,34 +326,48 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 	for (size_t i = 0; i < n;) {
 		if (nmem == MAX_MEMBERS || s[i] != '"')
 			goto refused;
-		size_t e = value_end(s, i, n);
+		const char *m = s + i;
+		mem[nmem].keep = false;
+		mem[nmem].inner = NULL;
+		mem[nmem].kept = NULL;
+		mem[nmem].own = NULL;
+		off[nmem] = (uint32_t)i;
+		size_t e, sl, v = key_of(m, n - i, key[nmem], sizeof(key[nmem]));
+		if (v != 0 && (mem[nmem].own = scalar_at(m + v, n - i - v, &sl)) != NULL) {
+			e = i + v + sl;
+			if (e < n && (s[e] == ',' || (s[e] == '}' && e == n - 1))) {
+				len[nmem++] = (uint32_t)(e - i);
+				i = e + 1;
+				continue;
+			}
+			json_decref(mem[nmem].own);	/* (a space, or worse: cut as any) */
+			mem[nmem].own = NULL;
+		}
+		e = value_end(s, i, n, '}');
 		if (e <= i || (s[e] == '}' && e != n - 1))
 			goto refused;	/* (the object's brace ends the line) */
-		const char *m = s + i;
 		size_t mn = e - i;
+		len[nmem] = (uint32_t)mn;
 		uint64_t h = ht_rep_hash(m, mn);
 		struct rep_member *x = NULL;
 		if (t->tab.cap != 0)
 			x = (struct rep_member *)*ht_rep__ttab_slot(&t->tab, m, mn, h);
-		mem[nmem].keep = false;
-		mem[nmem].inner = NULL;
-		size_t v;
 		if (x != NULL) {
 			x->used = true;
 		} else if (what != REP_MEMBERS_INNER && mn > MIN_INNER &&
-			   (v = key_of(m, mn, key[nmem], sizeof(key[nmem]))) != 0 && m[v] == '{' &&
+			   v != 0 && m[v] == '{' &&
 			   (mem[nmem].inner = ht_rep__members_parse(c, m + v + 1, mn - v - 1,
 								    REP_MEMBERS_INNER)) != NULL) {
 			/* its members apart: its own new ones in a call of their own */
-		} else {
+		} else if ((mem[nmem].keep = mn <= MAX_MEMBER_BYTES &&
+					     seen_elsewhere(t, h, c->file)) ||
+			   what == REP_MEMBERS_INNER || v == 0 || m[v] != '[' ||
+			   (mem[nmem].own = array_of(c, m + v, mn - v)) == NULL) {
 			nbatch++;
 			batch_bytes += mn + 1;
-			mem[nmem].keep = mn <= MAX_MEMBER_BYTES && seen_elsewhere(t, h, c->file);
-		}
+		}	/* (else an array new here, made without jansson) */
 		mem[nmem].kept = x;
 		mem[nmem].hash = h;
-		off[nmem] = (uint32_t)i;
-		len[nmem] = (uint32_t)mn;
 		nmem++;
 		i = e + 1;	/* past the comma (or the closing brace: the end) */
 	}
@@ -252,7 +382,7 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		size_t k = 0;
 		b[k++] = '{';
 		for (size_t i = 0; i < nmem; i++) {
-			if (mem[i].kept != NULL || mem[i].inner != NULL)
+			if (mem[i].kept != NULL || mem[i].inner != NULL || mem[i].own != NULL)
 				continue;
 			if (k > 1)
 				b[k++] = ',';
@@ -269,7 +399,8 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		}
 		it = json_object_iter(batch);
 	}
-	/* The line's object, member after member. */
+	/* The line's object, member after member (every key is jansson's, or
+	 * printable ASCII: no UTF-8 check to repeat). */
 	json_t *o = json_object();
 	if (o == NULL) {
 		json_decref(batch);
@@ -281,9 +412,13 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 		if (mem[i].kept != NULL) {
 			k = mem[i].kept->k;
 			v = mem[i].kept->v;
+			c->shared++;	/* (o holds memory of the cache) */
 		} else if (mem[i].inner != NULL) {
 			k = key[i];
 			v = mem[i].inner;
+		} else if (mem[i].own != NULL) {
+			k = key[i];
+			v = mem[i].own;
 		} else {
 			k = json_object_iter_key(it);
 			v = json_object_iter_value(it);
@@ -292,19 +427,23 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 			if (mem[i].keep && t->tab.n < MAX_KEPT && t->bytes + len[i] <= MAX_KEPT_BYTES)
 				member_keep(t, s + off[i], len[i], mem[i].hash, k, v);
 		}
-		if (is_head_key(k, what) || json_object_set(o, k, v) != 0) {
+		if (is_head_key(k, what) || json_object_set_nocheck(o, k, v) != 0) {
 			json_decref(o);
 			json_decref(batch);
 			goto refused;
 		}
 	}
 	json_decref(batch);
-	for (size_t i = 0; i < nmem; i++)
+	for (size_t i = 0; i < nmem; i++) {
 		json_decref(mem[i].inner);	/* (o holds them) */
+		json_decref(mem[i].own);
+	}
 	return o;
 refused:
-	for (size_t i = 0; i < nmem; i++)
+	for (size_t i = 0; i < nmem; i++) {
 		json_decref(mem[i].inner);
+		json_decref(mem[i].own);
+	}
 	return NULL;
 }
 

@@ -151,6 +151,7 @@ struct rep_rctx {
 	struct rep_lcache lines;
 	struct rep_mcache members;
 	int64_t tid;			/* the current event line's tid */
+	uint32_t shared;		/* kept members set in objects since the line began */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

@@ -45,7 +45,7 @@ bool ht_rep__ttab_grow(struct rep_ttab *t, size_t first)
 	return true;
 }
 
-#define SEEN_SLOTS (1u << 16)	/* a power of two */
+#define SEEN_SLOTS (1u << 13)	/* a power of two */
 
 struct rep_seenslot {
 	uint64_t hash;		/* 0: empty */
