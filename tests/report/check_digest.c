@@ -8,10 +8,13 @@
  * escapes; a line that is not the same members is written whole.
  */
 #include <math.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ht_check.h"
+#include "fixture.h"
 #include "report/read/digest.h"
 
 START_TEST(test_micros)
@@ -127,6 +130,59 @@ START_TEST(test_text_whole)
 }
 END_TEST
 
+/* The report's text of job (read and analysed here). */
+static char *text_of(struct rep_job *job)
+{
+	char *out = NULL;
+	size_t n = 0;
+	ck_assert_uint_gt(ht_rep_read(job), 0);
+	ht_rep_analyse(job);
+	FILE *f = open_memstream(&out, &n);
+	ht_rep_text(job, f, false);
+	fclose(f);
+	return out;
+}
+
+/* A file of digests read a few bytes at a time: lines cut across blocks
+ * (and longer than a block) give the report of the folder. */
+START_TEST(test_blocks)
+{
+	static const char *const cases[] = { "missing_rank", "dataloader_stalled", "wrong_port" };
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char dir[PATH_MAX], path[] = "/tmp/check_digest.XXXXXX";
+		ck_assert_ptr_nonnull(fixture_dir(cases[c], dir, sizeof(dir)));
+		struct rep_job raw, w, dg;
+		ht_rep_job_init(&raw);
+		ck_assert_int_gt(ht_rep_add_path(&raw, dir), 0);
+		char *want = text_of(&raw);
+		/* The folder's digest, one line, in a file. */
+		int fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		FILE *f = fdopen(fd, "w");
+		ht_rep_job_init(&w);
+		ht_rep_digest_prepare(&w);
+		ck_assert_int_gt(ht_rep_add_path(&w, dir), 0);
+		ck_assert_uint_gt(ht_rep_read(&w), 0);
+		ck_assert_int_eq(ht_rep_digest_write(&w, f), 0);
+		fclose(f);
+		ht_rep_job_free(&w);
+		for (size_t block = 7; block < 20000; block = block * 3 + 1) {
+			ht_rep__digest_block(block);
+			ht_rep_job_init(&dg);
+			ck_assert_int_eq(ht_rep_add_digest(&dg, path), 1);
+			char *got = text_of(&dg);
+			ck_assert_msg(strcmp(got, want) == 0, "%s, %zu bytes a block", cases[c], block);
+			free(got);
+			ht_rep_job_free(&dg);
+		}
+		ht_rep__digest_block(0);
+		unlink(path);
+		free(want);
+		ht_rep_job_free(&raw);
+	}
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("report_digest");
@@ -134,6 +190,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_micros);
 	tcase_add_test(t, test_text_delta);
 	tcase_add_test(t, test_text_whole);
+	tcase_add_test(t, test_blocks);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -140,10 +140,9 @@ static char *part_line(struct parts *ps, const char *s, size_t n, size_t *len, b
 static struct rep_dgset *dgset(struct rep_job *job)
 {
 	if (job->dg == NULL) {
-		job->dg = calloc(1, sizeof(*job->dg));
+		job->dg = calloc(1, sizeof(*job->dg));	/* (its arena: the readers' records) */
 		if (job->dg == NULL)
 			abort();
-		ht_rep_intern_on(&job->dg->a);
 	}
 	return job->dg;
 }
@@ -187,8 +186,14 @@ static bool keep_buf(struct rep_dgset *g, char *buf)
 }
 
 /* Digests are read a block of their file at a time, so that a file of
- * many (a job's nodes) is never held whole. */
-#define DG_BLOCK (32u << 20)
+ * many (a job's nodes) is never held whole (a line longer than a block
+ * takes as many as it needs). */
+static size_t dg_block = 32u << 20;
+
+void ht_rep__digest_block(size_t bytes)
+{
+	dg_block = bytes > 0 ? bytes : 32u << 20;
+}
 
 int ht_rep_add_digest(struct rep_job *job, const char *path)
 {
@@ -208,7 +213,7 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 	struct parts ps = { 0 };
 	char *carry = NULL;
 	for (bool eof = false; !eof;) {
-		size_t cap = have + DG_BLOCK;
+		size_t cap = have + dg_block;
 		char *buf = malloc(cap + 1);
 		if (buf == NULL)
 			abort();

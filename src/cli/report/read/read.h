@@ -26,6 +26,9 @@ int ht_rep_add_digest(struct rep_job *job, const char *path);
  * records to the job, in the order they were added; says on stderr which
  * could not be read. ht_rep_read does it too. */
 void ht_rep_digest_load(struct rep_job *job);
+/* The bytes of a digest file read at a time (0: the default, 32 MiB):
+ * for the tests, to cut a file's lines across blocks. */
+void ht_rep__digest_block(size_t bytes);
 /* Reading for a digest: the unknown event types are counted, not warned
  * (the report over the digests counts them across all). Call before
  * ht_rep_read. */

@@ -52,7 +52,7 @@ struct rep_dgset {
 	size_t nbufs;
 	char **names;			/* the files of digests given */
 	size_t nnames;
-	struct rep_arena a;		/* the records read (strings kept once) */
+	struct rep_arena a;		/* the records read (the reading threads' arenas) */
 	struct rep_vec procs;
 	struct rep_unknown *pend;	/* unknown event types of the digests */
 	size_t npend, cap_pend;
