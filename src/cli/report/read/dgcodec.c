@@ -360,17 +360,14 @@ void *ht_dg_slab_alloc(struct rep_dgslab *s, size_t n)
 	return p;
 }
 
-void ht_dg_slab_reset(struct rep_dgslab *s)
+void ht_dg_slab_end(struct rep_dgslab *s, bool free_)
 {
-	s->cur = NULL;
-	s->used = 0;
-}
-
-void ht_dg_slab_free(struct rep_dgslab *s)
-{
-	for (struct rep_dgblk *b = s->head, *n; b != NULL; b = n) {
+	for (struct rep_dgblk *b = free_ ? s->head : NULL, *n; b != NULL; b = n) {
 		n = b->next;
 		free(b);
 	}
-	memset(s, 0, sizeof(*s));
+	if (free_)
+		s->head = NULL;
+	s->cur = NULL;
+	s->used = 0;
 }

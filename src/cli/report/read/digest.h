@@ -280,8 +280,9 @@ struct rep_dgslab {
 	size_t used;
 };
 void *ht_dg_slab_alloc(struct rep_dgslab *s, size_t n);
-void ht_dg_slab_reset(struct rep_dgslab *s);
-void ht_dg_slab_free(struct rep_dgslab *s);
+/* Done with what s gave: its blocks kept for the next record, or (free_)
+ * given back. */
+void ht_dg_slab_end(struct rep_dgslab *s, bool free_);
 /* v as a whole number of microseconds, when it is one exactly. */
 bool ht_dg_micros(double v, int64_t *n);
 bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);

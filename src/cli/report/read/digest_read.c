@@ -409,7 +409,7 @@ void ht_rep__digest_order(struct rep_job *job)
 
 /* A record as read: what later ones are read against (digest_write.c). */
 struct rproc {
-	struct rep_dgslab a;
+	struct rep_dgslab a;	/* first: what clearing keeps */
 	struct rep_dval *proc;
 	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
 	struct rep_dval **arr[DA_N];
@@ -441,12 +441,8 @@ struct dctx {
 static void rproc_clear(struct rproc *r, bool free_)
 {
 	free(r->tid);
-	struct rep_dgslab a = r->a;
-	ht_dg_slab_reset(&a);
-	if (free_)
-		ht_dg_slab_free(&a);
-	memset(r, 0, sizeof(*r));
-	r->a = a;
+	ht_dg_slab_end(&r->a, free_);
+	memset((char *)r + sizeof(r->a), 0, sizeof(*r) - sizeof(r->a));	/* (a first) */
 }
 
 /* A file of the digest, by its index there (the job's once it is added:

@@ -181,7 +181,7 @@ struct stacks {
 
 /* A record as written: its members' values, and its arrays' records. */
 struct wproc {
-	struct rep_dgslab a;
+	struct rep_dgslab a;	/* first: what clearing keeps */
 	const char *cmd, *exe;
 	struct rep_dval *proc;
 	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
@@ -214,12 +214,8 @@ static void wproc_clear(struct wproc *r, bool free_)
 	free(r->texts);
 	free(r->tlen);
 	free(r->depth);
-	struct rep_dgslab a = r->a;
-	ht_dg_slab_reset(&a);
-	if (free_)
-		ht_dg_slab_free(&a);
-	memset(r, 0, sizeof(*r));
-	r->a = a;
+	ht_dg_slab_end(&r->a, free_);
+	memset((char *)r + sizeof(r->a), 0, sizeof(*r) - sizeof(r->a));	/* (a first) */
 }
 
 /* The index of a quoted line in the current record's texts, added when new. */
