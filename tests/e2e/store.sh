@@ -95,13 +95,21 @@ done
 
 # stale_expect NAME C RANKS: stale_store leads, naming the ranks that read
 # the store (RANKS, a Python expression on set(v0['ranks'])), the file, its
-# age and the rm; a rank_exited follows because of it.
+# age and the rm; a rank_exited follows because of it. An error, for the
+# job failed or hangs; but on torch 2 (pypi) a rank that read the dead run's
+# key may wait to be dialled from it, and accept the new rank 0's dial
+# instead when it comes first (1 run in 3 of this script here, whatever
+# rank 0 waited for): then the job completed and the stale file is a
+# warning, as SPEC section 8 says, and the first verdict still.
 stale_expect() {
+	local severity="v0['severity'] == 'error' and errors[0] is v0"
+	[ "$2" = pypi ] && severity="($severity or (v0['severity'] == 'warning' and not errors
+		and (d['job']['ended'] or {}).get('how') == 'completed'))"
 	expect "$1: stale_store first, the file, existed before the job, the rm" "$2" "
-	v0['code'] == 'stale_store' and v0['severity'] == 'error' and $3
+	v0['code'] == 'stale_store' and $severity and $3
 	and '$T/$2.store' in v0['summary'] and 'before the job' in v0['summary']
 	and 'last written 60 min before it' in v0['summary']
-	and 'rm $T/$2.store' in v0['advice'] and errors[0] is v0
+	and 'rm $T/$2.store' in v0['advice']
 	and all(x['because'] == 'stale_store' for x in v[1:] if x['code'] == 'rank_exited')"
 }
 # Under torchrun the agent ends the workers as soon as one has failed:
