@@ -28,13 +28,20 @@ for p in $SPAWNED; do kill "$p" 2>/dev/null; done
 check "exit status 0 (took $ms ms)" test "$(cat "$T/imp.rc")" = 0
 check "output unchanged" grep -qx 'imported numpy' "$T/imp.out"
 check "no stall line, no abort" no_stall_line imp
-check "the import outlived the deadline: looked at, at the import (py_import)" \
-	tq "$T/d" 'any(x[2] and x[2].get("activity") == "py_import" for x in proc(main=True).dumps)'
+# The looks are there to be checked only when the import outlived the
+# deadline (seen once in make test: the scheduler gave the niced rank
+# enough of a core for it to end in 789 ms, under its 1 s deadline).
+if [ "$ms" -ge $((TMO * 1500)) ]; then
+	check "the import outlived the deadline: looked at, at the import (py_import)" \
+		tq "$T/d" 'any(x[2] and x[2].get("activity") == "py_import" for x in proc(main=True).dumps)'
+	# Working by the wait for a core, or by the modules it read first when
+	# they were read, not mapped (the looks name the first reason that
+	# holds): either way the look counted most of its window as waiting.
+	check "a look found it working while it waited for a core most of the window (runq), its CPU share under 5%" \
+		tq "$T/d" 'any(x[2] and x[2]["progress"].get("by") in ("runq", "io") and x[2]["progress"]["main_runq"] * 2 > x[2]["progress"]["window"] and x[2]["progress"]["cpu"] * 20 < x[2]["progress"]["window"] and not x[2].get("declared") for x in proc(main=True).dumps)'
+else
+	skip "the looks at the import" "it ended in $ms ms, before a look at 1.5x its ${TMO} s deadline"
+fi
 check "no look declared" tq "$T/d" 'not any(x[2] and x[2].get("declared") for x in proc(main=True).dumps)'
-# Working by the wait for a core, or by the modules it read first when they
-# were read, not mapped (the looks name the first reason that holds): either
-# way the look counted most of its window as waiting to run.
-check "a look found it working while it waited for a core most of the window (runq), its CPU share under 5%" \
-	tq "$T/d" 'any(x[2] and x[2]["progress"].get("by") in ("runq", "io") and x[2]["progress"]["main_runq"] * 2 > x[2]["progress"]["window"] and x[2]["progress"]["cpu"] * 20 < x[2]["progress"]["window"] and not x[2].get("declared") for x in proc(main=True).dumps)'
 check "no error verdict" no_errors "$T/d"
 finish
