@@ -7,6 +7,7 @@
  * members it changes of its base line.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,19 +48,35 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b)
 	}
 }
 
-void ht_dg_pairs(int t, int *pair)
+/* For each member of each table: the index of the wall time its mono
+ * time is written against, or -1; made once (rep_dg_pairs by name). */
+static int pairs[DG_NTABLES][DG_MAX_MEMBERS];
+static pthread_once_t pairs_once = PTHREAD_ONCE_INIT;
+
+static void pairs_make(void)
 {
-	const struct rep_dgtab *tab = &rep_dg_tabs[t];
-	for (size_t i = 0; i < tab->n; i++) {
-		pair[i] = -1;
-		for (size_t p = 0; p < FD_N(rep_dg_pairs); p++) {
-			if (rep_dg_pairs[p].table != t || strcmp(rep_dg_pairs[p].mono, tab->fd[i].name) != 0)
-				continue;
-			for (size_t w = 0; w < tab->n; w++)
-				if (strcmp(tab->fd[w].name, rep_dg_pairs[p].wall) == 0)
-					pair[i] = (int)w;
+	for (int t = 0; t < DG_NTABLES; t++) {
+		const struct rep_dgtab *tab = &rep_dg_tabs[t];
+		if (tab->n > DG_MAX_MEMBERS)
+			abort();
+		for (size_t i = 0; i < tab->n; i++) {
+			pairs[t][i] = -1;
+			for (size_t p = 0; p < FD_N(rep_dg_pairs); p++) {
+				if (rep_dg_pairs[p].table != t ||
+				    strcmp(rep_dg_pairs[p].mono, tab->fd[i].name) != 0)
+					continue;
+				for (size_t w = 0; w < tab->n; w++)
+					if (strcmp(tab->fd[w].name, rep_dg_pairs[p].wall) == 0)
+						pairs[t][i] = (int)w;
+			}
 		}
 	}
+}
+
+const int *ht_dg_pairs(int t)
+{
+	pthread_once(&pairs_once, pairs_make);
+	return pairs[t];
 }
 
 /* ---- a quoted line as the members it changes ---------------------------------------- */

@@ -288,7 +288,8 @@ bool ht_dg_micros(double v, int64_t *n);
 bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
 /* For each member of table t: the index of the wall time a mono time is
  * written against (rep_dg_pairs), or -1. */
-void ht_dg_pairs(int t, int *pair);
+#define DG_MAX_MEMBERS 128
+const int *ht_dg_pairs(int t);
 /* A quoted line (cur, len bytes, NUL-terminated) as the members it
  * changes of base (NUL-terminated), *size bytes written: NULL when it is
  * not the same members or no shorter so (it is written whole then). */

@@ -416,25 +416,19 @@ struct rproc {
 	size_t narr[DA_N];
 	uint32_t *tid;		/* its quoted lines: their indices in the digest's */
 	size_t ntexts;
-	bool used;
 };
 
 struct dctx {
-	struct rep_job *job;
 	struct rep_dgdoc *d;
 	json_t *doc;
 	struct rep_arena *a;
-	uint32_t file;			/* the record's file, as the job has it */
+	uint32_t file;			/* the record's file (the digest's index) */
 	const char ***stacks;		/* the digest's table of stacks, made once */
 	uint32_t *nstack;
 	size_t nstacks;
-	int *map[DG_NTABLES];		/* the digest's member k of table t: ours, or -1 */
-	size_t nmap[DG_NTABLES];
-	int pair[DG_NTABLES][128];
 	struct rproc ring[BASES + 1];	/* the record read and its bases */
 	size_t nread;
 	struct rproc *cur;
-	struct mapcache *mc;
 };
 
 /* Makes r ready for another record, its memory kept (free: given back). */
@@ -498,7 +492,7 @@ static struct rep_dval dval_from(struct dctx *c, int t, int f, json_t *v, const 
 		break;
 	case FT_DBL:
 		if (json_is_integer(v)) {
-			int p = c->pair[t][f];
+			int p = ht_dg_pairs(t)[f];
 			uint64_t n = (uint64_t)json_integer_value(v);
 			if (p >= 0 && b != NULL && cur[p].k == DV_MICRO && b[p].k == DV_MICRO &&
 			    bv->k == DV_MICRO)
@@ -552,10 +546,12 @@ static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struc
 	for (int pass = 0; pass < 2; pass++)	/* mono times after their wall times */
 		for (size_t i = 0; i + 1 < nm; i += 2) {
 			json_int_t k = json_integer_value(json_array_get(m, i));
-			if (k < 0 || (size_t)k >= c->nmap[t] || c->map[t][k] < 0)
+			/* member k is the k-th of digest.h's table (a format's
+			 * tables only grow at their ends: one past ours is passed over) */
+			if (k < 0 || (size_t)k >= rep_dg_tabs[t].n)
 				continue;
-			int f = c->map[t][k];
-			if ((c->pair[t][f] >= 0) != (pass == 1))
+			int f = (int)k;
+			if ((ht_dg_pairs(t)[f] >= 0) != (pass == 1))
 				continue;
 			out[f] = dval_from(c, t, f, json_array_get(m, i + 1), b != NULL ? &b[f] : &none,
 					   out, b);
@@ -629,44 +625,6 @@ static void get_fields(struct dctx *c, json_t *m, void *base, int t, const struc
 		set_field(c, (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (keep != NULL)
 		*keep = v;
-}
-
-/* What a thread keeps from one digest to the next: the mono times' wall
- * times, and each table's members by their place. */
-struct mapcache {
-	int *ident[DG_NTABLES];
-	int pair[DG_NTABLES][128];
-	bool made;
-};
-
-static void mapcache_free(struct mapcache *m)
-{
-	for (int t = 0; t < DG_NTABLES; t++)
-		free(m->ident[t]);
-}
-
-/* A digest's member k of table t is the k-th of digest.h's table (the
- * tables of a format only grow at their ends: a member past the end of
- * this reader's is passed over). */
-static void make_maps(struct dctx *c)
-{
-	struct mapcache *m = c->mc;
-	if (!m->made) {
-		for (int t = 0; t < DG_NTABLES; t++) {
-			ht_dg_pairs(t, m->pair[t]);
-			m->ident[t] = malloc((rep_dg_tabs[t].n + 1) * sizeof(*m->ident[t]));
-			if (m->ident[t] == NULL)
-				abort();
-			for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-				m->ident[t][i] = (int)i;
-		}
-		m->made = true;
-	}
-	memcpy(c->pair, m->pair, sizeof(c->pair));
-	for (int t = 0; t < DG_NTABLES; t++) {
-		c->map[t] = m->ident[t];
-		c->nmap[t] = rep_dg_tabs[t].n;
-	}
 }
 
 static void make_stacks(struct dctx *c)
@@ -883,7 +841,6 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	if (json_is_object(blk))
 		p->blk = get_buildlock(c, blk);
 	p->work = -1;		/* as the reader leaves it (parse.c) */
-	r->used = true;
 	c->nread++;
 	return p;
 }
@@ -923,7 +880,7 @@ static void doc_free(json_t *doc)
 	ht_rep__scratch_release(0);
 }
 
-static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct mapcache *mc)
+static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a)
 {
 	json_error_t je;
 	json_t *doc = json_loadb(d->src, d->srclen, 0, &je);
@@ -946,9 +903,8 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct mapcache 
 		if (d->names[k] == NULL)
 			abort();
 	}
-	struct dctx c = { .d = d, .doc = doc, .a = a, .mc = mc };
+	struct dctx c = { .d = d, .doc = doc, .a = a };
 	make_stacks(&c);
-	make_maps(&c);
 	size_t k;
 	json_t *e;
 	json_array_foreach(json_object_get(doc, "procs"), k, e)
@@ -991,7 +947,6 @@ struct dgworker {
 	struct rep_dgset *g;
 	size_t first, step;
 	struct rep_arena a;
-	struct mapcache mc;
 };
 
 static void *dg_work(void *arg)
@@ -999,9 +954,8 @@ static void *dg_work(void *arg)
 	struct dgworker *w = arg;
 	ht_rep__scratch_begin();
 	for (size_t i = w->g->nparsed + w->first; i < w->g->n; i += w->step)
-		parse_doc(w->g->docs[i], &w->a, &w->mc);
+		parse_doc(w->g->docs[i], &w->a);
 	ht_rep__scratch_end();
-	mapcache_free(&w->mc);
 	return NULL;
 }
 

@@ -191,7 +191,6 @@ struct wproc {
 	size_t *tlen;
 	unsigned char *depth;	/* how many deltas make each (0: whole) */
 	size_t ntexts, cap;
-	bool used;
 };
 
 struct wctx {
@@ -203,7 +202,6 @@ struct wctx {
 	struct wproc ring[BASES + 1];	/* the record written and its bases */
 	size_t nwritten;
 	struct wproc *cur;	/* the record being written */
-	int pair[DG_NTABLES][128];
 };
 
 /* Makes r ready for another record, its memory kept (free: given back). */
@@ -311,7 +309,7 @@ static struct rep_dval dval_of(struct wctx *w, const char *at, unsigned type)
 }
 
 /* Member i of table t as written against its base (b, or NULL). */
-static json_t *value_json(struct wctx *w, int t, size_t i, const struct rep_dval *cur,
+static json_t *value_json(int t, size_t i, const struct rep_dval *cur,
 			  const struct rep_dval *b)
 {
 	static const struct rep_dval none = { .k = DV_NONE };
@@ -325,7 +323,7 @@ static json_t *value_json(struct wctx *w, int t, size_t i, const struct rep_dval
 	case DV_U64:
 		return json_integer(v->i);
 	case DV_MICRO: {
-		int p = w->pair[t][i];
+		int p = ht_dg_pairs(t)[i];
 		if (p >= 0 && b != NULL && cur[p].k == DV_MICRO && b[p].k == DV_MICRO &&
 		    bv->k == DV_MICRO)
 			return json_integer((json_int_t)((uint64_t)v->i - (uint64_t)bv->i -
@@ -352,15 +350,6 @@ static json_t *value_json(struct wctx *w, int t, size_t i, const struct rep_dval
 	}
 }
 
-/* The index of member i of table t as written: its place in digest.h's
- * table, which the reader knows by the format (the tables of a format
- * only grow at their ends). */
-static json_int_t column(int t, size_t i)
-{
-	(void)t;
-	return (json_int_t)i;
-}
-
 /* The values of members from..to of table t of the record at base into
  * vals (room for all its members). */
 static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t, size_t from,
@@ -373,7 +362,7 @@ static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t,
 
 /* The members of vals that differ from b's (NULL: none known):
  * [index, value, ...]. */
-static json_t *delta_json(struct wctx *w, int t, const struct rep_dval *vals,
+static json_t *delta_json(int t, const struct rep_dval *vals,
 			  const struct rep_dval *b)
 {
 	static const struct rep_dval none = { .k = DV_NONE };
@@ -381,8 +370,10 @@ static json_t *delta_json(struct wctx *w, int t, const struct rep_dval *vals,
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++) {
 		if (ht_dg_dval_eq(&vals[i], b != NULL ? &b[i] : &none))
 			continue;
-		json_array_append_new(m, json_integer(column(t, i)));
-		json_array_append_new(m, value_json(w, t, i, vals, b));
+		/* (its place in digest.h's table: the reader knows the tables by the
+		 * format, whose tables only grow at their ends) */
+		json_array_append_new(m, json_integer((json_int_t)i));
+		json_array_append_new(m, value_json(t, i, vals, b));
 	}
 	return m;
 }
@@ -395,7 +386,7 @@ static json_t *record(struct wctx *w, const void *rec, int t, const struct rep_d
 	struct rep_dval *vals = ht_dg_slab_alloc(&w->cur->a, rep_dg_tabs[t].n * sizeof(*vals));
 	dvals(w, vals, rec, t, 0, rep_dg_tabs[t].n);
 	*keep = vals;
-	return delta_json(w, t, vals, b);
+	return delta_json(t, vals, b);
 }
 
 /* The index of a frames array in the table of stacks. */
@@ -642,7 +633,7 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 		dvals(w, vals, &p->ph[i], DG_PHASE, n - 1, n);
 		w->unquoted = false;
 		r->ph[i] = vals;
-		json_array_append_new(ph, delta_json(w, DG_PHASE, vals, b != NULL ? b->ph[i] : NULL));
+		json_array_append_new(ph, delta_json(DG_PHASE, vals, b != NULL ? b->ph[i] : NULL));
 	}
 	put_changed(o, "ph", ph);
 	json_t *ver = json_array();
@@ -696,7 +687,6 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 	for (size_t i = 0; i < r->ntexts; i++)
 		json_array_append_new(x, text_entry(b, r, i));
 	json_object_set_new(o, "x", x);
-	r->used = true;
 	w->nwritten++;
 	return o;
 }
@@ -705,11 +695,6 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 {
 	struct wctx w = { .job = job };
 	w.stacks.arr = json_array();
-	for (int t = 0; t < DG_NTABLES; t++) {
-		if (rep_dg_tabs[t].n > sizeof(w.pair[t]) / sizeof(w.pair[t][0]))
-			abort();
-		ht_dg_pairs(t, w.pair[t]);
-	}
 	json_t *root = json_object();
 	json_object_set_new(root, "digest", json_string(HT_DIGEST_FORMAT));
 	json_object_set_new(root, "version", json_string(HT_VERSION));
