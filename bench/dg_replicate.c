@@ -24,7 +24,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <malloc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,51 +82,6 @@ struct onode {
 	uint64_t seed;
 	bool identity;		/* every hole as in the source (--identity) */
 };
-
-struct buf {
-	char *s;
-	size_t n, cap;
-};
-
-static void buf_need(struct buf *b, size_t more)
-{
-	if (b->n + more <= b->cap)
-		return;
-	size_t cap = b->cap != 0 ? b->cap : 4096;
-	while (cap < b->n + more)
-		cap *= 2;
-	char *s = realloc(b->s, cap);
-	if (s == NULL)
-		err(2, "out of memory");
-	b->s = s;
-	b->cap = cap;
-}
-
-static void buf_addn(struct buf *b, const char *s, size_t n)
-{
-	buf_need(b, n);
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-}
-
-static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	buf_need(b, 64);
-	va_start(ap, fmt);
-	int n = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		errx(2, "format");
-	if ((size_t)n >= b->cap - b->n) {
-		buf_need(b, (size_t)n + 1);
-		va_start(ap, fmt);
-		vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-		va_end(ap);
-	}
-	b->n += (size_t)n;
-}
 
 static void *xcalloc(size_t n, size_t size)
 {
@@ -301,15 +255,15 @@ static char *read_file(const char *path, size_t *len)
 	FILE *fp = fopen(path, "rb");
 	if (fp == NULL)
 		err(2, "%s", path);
-	struct buf b = { 0 };
+	struct rep_buf b = { 0 };
 	char chunk[65536];
 	size_t got;
 	while ((got = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		buf_addn(&b, chunk, got);
+		ht_rep_buf_addn(&b, chunk, got);
 	if (ferror(fp))
 		err(2, "%s", path);
 	fclose(fp);
-	buf_addn(&b, "", 1);
+	ht_rep_buf_addn(&b, "", 1);
 	*len = b.n - 1;
 	return b.s;
 }
@@ -413,20 +367,20 @@ static int64_t pid_of(const struct onode *o, int64_t pid)
 	return PID_LO + (pid - PID_LO + o->pid_shift) % PID_SPAN;
 }
 
-static void put_micros(struct buf *b, int64_t v)
+static void put_micros(struct rep_buf *b, int64_t v)
 {
-	buf_printf(b, "%s%" PRId64 ".%06" PRId64, v < 0 ? "-" : "", (v < 0 ? -v : v) / 1000000,
+	ht_rep_buf_printf(b, "%s%" PRId64 ".%06" PRId64, v < 0 ? "-" : "", (v < 0 ? -v : v) / 1000000,
 		   (v < 0 ? -v : v) % 1000000);
 }
 
 /* One hole of source node s as output node o has it. */
-static void put_hole(struct buf *b, const struct sfile *f, const struct piece *p,
+static void put_hole(struct rep_buf *b, const struct sfile *f, const struct piece *p,
 		     const struct snode *s, const struct onode *o)
 {
 	const char *src = f->text + p->at;
 	size_t n = p->end - p->at;
 	if (o->identity) {
-		buf_addn(b, src, n);
+		ht_rep_buf_addn(b, src, n);
 		return;
 	}
 	switch (p->kind) {
@@ -440,16 +394,16 @@ static void put_hole(struct buf *b, const struct sfile *f, const struct piece *p
 		put_micros(b, p->v + o->wall_us - o->mono_us);
 		break;
 	case H_TICKS:
-		buf_printf(b, "%" PRId64, p->v + o->mono_us / 10000);
+		ht_rep_buf_printf(b, "%" PRId64, p->v + o->mono_us / 10000);
 		break;
 	case H_HOST:
-		buf_printf(b, "%s", o->host);
+		ht_rep_buf_printf(b, "%s", o->host);
 		break;
 	case H_BOOT:
-		buf_printf(b, "%s", o->boot);
+		ht_rep_buf_printf(b, "%s", o->boot);
 		break;
 	case H_ADDR:
-		buf_printf(b, "%s", o->addr);
+		ht_rep_buf_printf(b, "%s", o->addr);
 		break;
 	case H_UUID: {
 		/* the same GPU of the source, another on each node */
@@ -458,38 +412,38 @@ static void put_hole(struct buf *b, const struct sfile *f, const struct piece *p
 			g = (g ^ (unsigned char)src[i]) * 1099511628211ULL;
 		h = mix(h ^ g);
 		uint64_t h2 = mix(h);
-		buf_printf(b, "GPU-%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
+		ht_rep_buf_printf(b, "GPU-%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
 			   h >> 32, (h >> 16) & 0xffff, h & 0xffff, h2 >> 48, h2 & (uint64_t)0xffffffffffff);
 		break;
 	}
 	case H_PID:
-		buf_printf(b, "%" PRId64, pid_of(o, p->v));
+		ht_rep_buf_printf(b, "%" PRId64, pid_of(o, p->v));
 		break;
 	case H_RANK:
 	case H_RANK_S:
-		buf_printf(b, "%" PRId64, p->v - s->rank0 + o->rank0);
+		ht_rep_buf_printf(b, "%" PRId64, p->v - s->rank0 + o->rank0);
 		break;
 	case H_NODE:
 	case H_NODE_S:
-		buf_printf(b, "%" PRId64, p->v - s->index + o->k);
+		ht_rep_buf_printf(b, "%" PRId64, p->v - s->index + o->k);
 		break;
 	default:
-		buf_addn(b, src, n);
+		ht_rep_buf_addn(b, src, n);
 		break;
 	}
 }
 
-static void render(struct buf *b, const struct sfile *f, const struct snode *s,
+static void render(struct rep_buf *b, const struct sfile *f, const struct snode *s,
 		   const struct onode *o)
 {
 	b->n = 0;
 	for (size_t i = 0; i < f->np; i++) {
 		const struct piece *p = &f->p[i];
-		buf_addn(b, f->text + p->lit, p->at - p->lit);
+		ht_rep_buf_addn(b, f->text + p->lit, p->at - p->lit);
 		put_hole(b, f, p, s, o);
 	}
 	size_t last = f->np > 0 ? f->p[f->np - 1].end : 0;
-	buf_addn(b, f->text + last, f->len - last);
+	ht_rep_buf_addn(b, f->text + last, f->len - last);
 }
 
 static void make_onode(struct onode *o, int64_t k, int per_host, uint64_t seed, double skew,
@@ -523,7 +477,7 @@ static void make_onode(struct onode *o, int64_t k, int per_host, uint64_t seed, 
 
 struct ofile {
 	char *name;
-	struct buf text;
+	struct rep_buf text;
 };
 
 static int cmp_ofile(const void *a, const void *b)
