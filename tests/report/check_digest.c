@@ -16,6 +16,7 @@
 #include "ht_check.h"
 #include "fixture.h"
 #include "report/read/digest.h"
+#include "report/read/evidence.h"
 
 START_TEST(test_micros)
 {
@@ -144,7 +145,9 @@ static char *text_of(struct rep_job *job)
 }
 
 /* A file of digests read a few bytes at a time: lines cut across blocks
- * (and longer than a block) give the report of the folder. */
+ * (and longer than a block) give the report of the folder, their quoted
+ * lines read again from where each digest is in the file (after a line
+ * that is not one). A file changed since gives no line. */
 START_TEST(test_blocks)
 {
 	static const char *const cases[] = { "missing_rank", "dataloader_stalled", "wrong_port" };
@@ -159,6 +162,7 @@ START_TEST(test_blocks)
 		int fd = mkstemp(path);
 		ck_assert_int_ge(fd, 0);
 		FILE *f = fdopen(fd, "w");
+		fprintf(f, "%*s\n", 3000 + (int)c * 777, "not a digest");
 		ht_rep_job_init(&w);
 		ht_rep_digest_prepare(&w);
 		ck_assert_int_gt(ht_rep_add_path(&w, dir), 0);
@@ -176,6 +180,24 @@ START_TEST(test_blocks)
 			ht_rep_job_free(&dg);
 		}
 		ht_rep__digest_block(0);
+		/* Read, then the file cut: its records are there, no line is. */
+		ht_rep_job_init(&dg);
+		ck_assert_int_eq(ht_rep_add_digest(&dg, path), 1);
+		ck_assert_uint_gt(ht_rep_read(&dg), 0);
+		const struct rep_proc *p = dg.procs.v[0];
+		char *line = ht_rep_line_text(&dg, &p->hdr);
+		ck_assert_ptr_nonnull(line);
+		ck_assert_ptr_nonnull(strstr(line, "\"t\":\"header\""));
+		free(line);
+		ht_rep_job_free(&dg);
+		ht_rep_job_init(&dg);
+		ck_assert_int_eq(ht_rep_add_digest(&dg, path), 1);
+		ck_assert_uint_gt(ht_rep_read(&dg), 0);
+		ck_assert_int_eq(truncate(path, 3500), 0);
+		p = dg.procs.v[0];
+		ck_assert_ptr_null(ht_rep_line_text(&dg, &p->hdr));
+		ck_assert_ptr_null(ht_rep_line_text(&dg, &p->hdr));	/* (said once) */
+		ht_rep_job_free(&dg);
 		unlink(path);
 		free(want);
 		ht_rep_job_free(&raw);

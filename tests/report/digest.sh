@@ -136,12 +136,19 @@ check "a part lost: said, with how many came" grep -q "lost.dg: digest .*: [0-9]
 # What is not a digest is said so; a digest is one JSON line of its format.
 check "a digest is one line" test "$(wc -l <"$T/missing_rank/all.dg")" = 1
 check "a digest names its format first" \
-	grep -q '^{"digest":"hangtrace-digest/2",' "$T/missing_rank/all.dg"
+	grep -q '^{"digest":"hangtrace-digest/3",' "$T/missing_rank/all.dg"
 printf '{"digest":"hangtrace-digest/9"}\n' >"$T/other.dg"
 "$HT" report "$T/other.dg" >/dev/null 2>"$T/other.err"
 check "a digest of another format: exit 2" test $? = 2
 check "a digest of another format: said so, with the format it names" \
-	grep -q 'other.dg: not a digest of format hangtrace-digest/2 (its first line says "hangtrace-digest/9")' "$T/other.err"
+	grep -q 'other.dg: not a digest of format hangtrace-digest/3 (its first line says "hangtrace-digest/9")' "$T/other.err"
+# "xat" says where the quoted lines begin: a wrong one is said, the rest read.
+sed 's/"xat":\([0-9]*\)/"xat":1\1/' "$T/missing_rank/all.dg" >"$T/xat.dg"
+sed -n 1p "$T/healthy/all.dg" >>"$T/xat.dg"
+"$HT" report "$T/xat.dg" >"$T/xat.out" 2>"$T/xat.err"
+check "a digest whose xat is wrong: said, with its line" \
+	grep -q 'xat.dg: line 1: a digest that could not be read (no member "xat" that says where its member "x" is)' "$T/xat.err"
+check "a digest whose xat is wrong: the next line read" grep -q '^ranks ' "$T/xat.out"
 "$HT" digest "$T/nowhere" >/dev/null 2>&1
 check "hangtrace digest of nothing: exit 2" test $? = 2
 "$HT" digest -o "$T/nowhere/x.dg" "$F/healthy" 2>"$T/o.err"

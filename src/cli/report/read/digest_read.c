@@ -153,9 +153,10 @@ void ht_rep_digest_prepare(struct rep_job *job)
 }
 
 /* Keeps a digest's line (s, n bytes; own: a buffer of its own, else in a
- * buffer of the set) to be read with the others (digest_parse). */
+ * buffer of the set; xpos: its place in the file path, -1 when it cannot
+ * be read there again) to be read with the others (digest_parse). */
 static void add_doc(struct rep_dgset *g, const char *path, size_t line, const char *s, size_t n,
-		    char *own)
+		    char *own, int64_t xpos)
 {
 	if (g->n == g->cap) {
 		g->cap = g->cap != 0 ? g->cap * 2 : 16;
@@ -172,6 +173,7 @@ static void add_doc(struct rep_dgset *g, const char *path, size_t line, const ch
 	d->own = own;
 	d->path = path;
 	d->line = line;
+	d->xpos = xpos;
 	g->docs[g->n++] = d;
 }
 
@@ -210,6 +212,10 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\"";
 	int added = 0, bad = 0;
 	size_t line = 0, have = 0;	/* have: bytes of a line begun in the last block */
+	struct stat st;
+	/* (a pipe's lines cannot be read again: their quoted lines are kept) */
+	bool again = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	int64_t at = 0;			/* the file's place of the block's first byte */
 	struct parts ps = { 0 };
 	char *carry = NULL;
 	for (bool eof = false; !eof;) {
@@ -229,6 +235,7 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 			end = nl != NULL ? (size_t)(nl - buf) + 1 : 0;
 		}
 		have = got - end;
+		int64_t next = at + (int64_t)end;
 		if (have > 0) {
 			carry = malloc(have);
 			if (carry == NULL)
@@ -261,7 +268,8 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 			 * the others of the block (on several threads). */
 			if (n > sizeof(head) - 1 && memcmp(s, head, sizeof(head) - 1) == 0 &&
 			    (s[sizeof(head) - 1] == ',' || s[sizeof(head) - 1] == '}')) {
-				add_doc(g, name, line, s, n, whole);
+				add_doc(g, name, line, s, n, whole,
+					whole == NULL && again ? at + (s - buf) : -1);
 				added++;
 			} else {
 				bad++;
@@ -269,6 +277,7 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 			}
 		}
 		ht_rep_digest_load(job);	/* (and frees the block) */
+		at = next;
 	}
 	close(fd);
 	free(carry);
@@ -414,8 +423,6 @@ struct rproc {
 	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
 	struct rep_dval **arr[DA_N];
 	size_t narr[DA_N];
-	uint32_t *tid;		/* its quoted lines: their indices in the digest's */
-	size_t ntexts;
 };
 
 struct dctx {
@@ -434,7 +441,6 @@ struct dctx {
 /* Makes r ready for another record, its memory kept (free: given back). */
 static void rproc_clear(struct rproc *r, bool free_)
 {
-	free(r->tid);
 	ht_dg_slab_end(&r->a, free_);
 	memset((char *)r + sizeof(r->a), 0, sizeof(*r) - sizeof(r->a));	/* (a first) */
 }
@@ -603,8 +609,9 @@ static void set_field(struct dctx *c, char *at, unsigned type, const struct rep_
 			l.file = v->file >= 0 ? file_of(c, v->file) : c->file;
 			l.line = (uint32_t)v->i;
 			/* (the line is made when it is quoted: ht_rep__digest_line) */
-			l.off = v->text >= 0 && (size_t)v->text < c->cur->ntexts
-					? c->cur->tid[v->text] : NOT_READ;
+			l.off = v->text >= 0 && v->text < (1 << REP_DG_LINE_BITS)
+					? (uint64_t)c->nread << REP_DG_LINE_BITS | (uint64_t)v->text
+					: NOT_READ;
 			l.len = 0;
 		}
 		memcpy(at, &l, sizeof(l));
@@ -735,42 +742,88 @@ static uint32_t text_add(struct rep_dgdoc *d, const char *s, size_t n, int64_t b
 	return (uint32_t)d->ntexts++;
 }
 
-/* The line with index j of record r, or -1. */
-static int64_t text_of(const struct rproc *r, json_int_t j)
+/* Line j of record k of d, or -1. */
+static int64_t text_of(const struct rep_dgdoc *d, size_t k, json_int_t j)
 {
-	return r != NULL && j >= 0 && (size_t)j < r->ntexts ? (int64_t)r->tid[j] : -1;
+	return j >= 0 && (uint64_t)j < d->count[k] ? (int64_t)d->first[k] + j : -1;
 }
 
-/* The record's quoted lines ("x"): each whole, or as it changes a line
- * ([D]: the base's line at the same place; [D, J]: the base's line J;
- * [D, -1 - J]: its own line J), D the change's JSON text, kept as it is:
- * a line is made when it is quoted. */
-static void get_texts(struct dctx *c, json_t *x, const struct rproc *b)
+/* Record k's quoted lines (its entry of "x"): each whole, or as it
+ * changes a line ([D]: the base's line at the same place; [D, J]: the
+ * base's line J; [D, -1 - J]: its own line J), D the change's JSON text,
+ * kept as it is: a line is made when it is quoted. */
+static void get_texts(struct rep_dgdoc *d, size_t k, json_t *x)
 {
-	struct rproc *r = c->cur;
-	size_t n = json_array_size(x);
-	r->tid = calloc(n + 1, sizeof(*r->tid));
-	if (r->tid == NULL)
-		abort();
+	size_t n = json_array_size(x), kb = d->dist[k] != 0 && d->dist[k] <= k ? k - d->dist[k] : k;
+	d->first[k] = (uint32_t)d->ntexts;
 	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_array_get(x, i), *d = json_array_get(e, 0);
+		json_t *e = json_array_get(x, i), *c = json_array_get(e, 0);
 		if (json_is_string(e)) {
-			r->tid[i] = text_add(c->d, json_string_value(e), json_string_length(e), -1);
-		} else {
-			int64_t base = -1;
-			if (json_array_size(e) == 1) {
-				base = text_of(b, (json_int_t)i);
-			} else {
-				json_int_t j = json_integer_value(json_array_get(e, 1));
-				base = j >= 0 ? text_of(b, j) : j >= -(json_int_t)i ? text_of(r, -1 - j) : -1;
-			}
-			/* (a line that cannot be made is not readable) */
-			r->tid[i] = json_is_string(d) && base >= 0
-					? text_add(c->d, json_string_value(d), json_string_length(d), base)
-					: text_add(c->d, "", 0, -2);
+			text_add(d, json_string_value(e), json_string_length(e), -1);
+			continue;
 		}
-		r->ntexts = i + 1;
+		int64_t base = -1;
+		json_int_t j = json_array_size(e) == 1 ? (json_int_t)i
+							: json_integer_value(json_array_get(e, 1));
+		if (j >= 0 && kb != k)
+			base = text_of(d, kb, j);
+		else if (j < 0 && j >= -(json_int_t)i)
+			base = (int64_t)d->first[k] + (-1 - j);
+		/* (a line that cannot be made is not readable) */
+		if (json_is_string(c) && base >= 0)
+			text_add(d, json_string_value(c), json_string_length(c), base);
+		else
+			text_add(d, "", 0, -2);
 	}
+	d->count[k] = (uint32_t)n;
+}
+
+/* Makes every quoted line of d, once: reads its member "x" again (from
+ * its file, else its copy). */
+static bool make_texts(struct rep_dgdoc *d)
+{
+	if (d->made || d->unmade)
+		return d->made;
+	d->unmade = true;
+	char *t = d->xcopy;
+	if (t == NULL && d->xpos >= 0) {
+		int fd = open(d->path, O_RDONLY | O_CLOEXEC);
+		t = fd >= 0 ? malloc(d->xlen + 1) : NULL;
+		if (t != NULL && pread(fd, t, d->xlen, (off_t)(d->xpos + (int64_t)d->xat)) !=
+					 (ssize_t)d->xlen) {
+			free(t);
+			t = NULL;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	json_t *doc = NULL;
+	if (t != NULL && d->xlen > 5 && memcmp(t, ",\"x\":", 5) == 0 && t[d->xlen - 1] == '}') {
+		t[0] = '{';	/* {"x":[...]} */
+		doc = json_loadb(t, d->xlen, 0, NULL);
+		t[0] = ',';
+	}
+	bool read = t != NULL;
+	if (t != d->xcopy)
+		free(t);
+	json_t *x = json_object_get(doc, "x");
+	if (!json_is_array(x) || json_array_size(x) != d->nrecs) {
+		warnx("%s: line %zu: the digest's quoted lines could not be read (%s)", d->path,
+		      d->line, read ? "its member \"x\" is damaged, or the file changed since"
+				    : "the file cannot be read again");
+		json_decref(doc);
+		return false;
+	}
+	d->first = calloc(d->nrecs + 1, sizeof(*d->first));
+	d->count = calloc(d->nrecs + 1, sizeof(*d->count));
+	if (d->first == NULL || d->count == NULL)
+		abort();
+	for (size_t k = 0; k < d->nrecs; k++)
+		get_texts(d, k, json_array_get(x, k));
+	json_decref(doc);
+	d->made = true;
+	d->unmade = false;
+	return true;
 }
 
 /* Record j of array a is read against the base's j-th, else this record's
@@ -796,7 +849,7 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	c->cur = r;
 	struct rep_proc *p = ht_rep_alloc(c->a, sizeof(*p));
 	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "f")));
-	get_texts(c, json_object_get(o, "x"), b);
+	c->d->dist[c->nread] = b != NULL ? (uint8_t)dist : 0;
 	get_fields(c, json_object_get(o, "m"), p, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
 	json_t *ph = json_object_get(o, "ph");
 	for (int i = 0; i < HT_PHASE_COUNT; i++)
@@ -880,10 +933,44 @@ static void doc_free(json_t *doc)
 	ht_rep__scratch_release(0);
 }
 
+/* Where the member "x" of a digest's line s (n bytes) begins, as its
+ * member "xat" says: after the records, before the last '}'; 0: nowhere. */
+static size_t xat_of(const char *s, size_t n, size_t *xlen)
+{
+	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":";
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (n <= sizeof(head) || memcmp(s, head, sizeof(head) - 1) != 0 || s[n - 1] != '}')
+		return 0;
+	size_t at = 0, i = sizeof(head) - 1;
+	for (; i < n && s[i] >= '0' && s[i] <= '9' && at < n; i++)
+		at = at * 10 + (size_t)(s[i] - '0');
+	if (i == sizeof(head) - 1 || at <= i || at + 5 >= n || memcmp(s + at, ",\"x\":", 5) != 0)
+		return 0;
+	*xlen = n - at;
+	return at;
+}
+
 static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a)
 {
 	json_error_t je;
-	json_t *doc = json_loadb(d->src, d->srclen, 0, &je);
+	/* The records: what comes before "x" (its place in "xat"), read
+	 * without the quoted lines, which are read again when one is quoted. */
+	d->xat = xat_of(d->src, d->srclen, &d->xlen);
+	if (d->xat == 0) {
+		d->why = strdup("no member \"xat\" that says where its member \"x\" is");
+		return;
+	}
+	if (d->xpos < 0) {
+		d->xcopy = malloc(d->xlen);
+		if (d->xcopy == NULL)
+			abort();
+		memcpy(d->xcopy, d->src + d->xat, d->xlen);
+	}
+	char *src = (char *)d->src;	/* (the block's or own: the reader's) */
+	src[d->xat] = '}';
+	json_t *doc = json_loadb(src, d->xat + 1, 0, &je);
+	src[d->xat] = ',';
 	json_t *files = json_object_get(doc, "files");
 	const char *fmt = json_string_value(json_object_get(doc, "digest"));
 	if (doc == NULL || fmt == NULL || strcmp(fmt, HT_DIGEST_FORMAT) != 0 ||
@@ -907,6 +994,10 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a)
 	make_stacks(&c);
 	size_t k;
 	json_t *e;
+	d->nrecs = json_array_size(json_object_get(doc, "procs"));
+	d->dist = calloc(d->nrecs + 1, sizeof(*d->dist));
+	if (d->dist == NULL)
+		abort();
 	json_array_foreach(json_object_get(doc, "procs"), k, e)
 		ht_rep_vec_push(&d->procs, get_proc(&c, e));
 	for (size_t i = 0; i < BASES + 1; i++)
@@ -1068,7 +1159,8 @@ void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *n
 
 /* ---- a quoted line, made when it is quoted ------------------------------------------------------ */
 
-char *ht_rep__digest_line(const struct rep_dgdoc *d, uint64_t i, size_t *len)
+/* Quoted line i of d (its index among all of d's lines). */
+static char *line_at(const struct rep_dgdoc *d, uint64_t i, size_t *len)
 {
 	if (i >= d->ntexts || d->base[i] == -2)
 		return NULL;
@@ -1083,12 +1175,20 @@ char *ht_rep__digest_line(const struct rep_dgdoc *d, uint64_t i, size_t *len)
 		return t;
 	}
 	size_t bl;
-	char *b = ht_rep__digest_line(d, (uint64_t)d->base[i], &bl);	/* (an earlier line) */
+	char *b = line_at(d, (uint64_t)d->base[i], &bl);	/* (an earlier line) */
 	json_t *delta = b != NULL ? json_loadb(s, d->tlen[i], 0, NULL) : NULL;
 	char *t = delta != NULL ? ht_dg_text_apply(b, delta, len) : NULL;
 	json_decref(delta);
 	free(b);
 	return t;
+}
+
+char *ht_rep__digest_line(struct rep_dgdoc *d, uint64_t loc, size_t *len)
+{
+	uint64_t k = loc >> REP_DG_LINE_BITS, j = loc & ((1u << REP_DG_LINE_BITS) - 1);
+	if (k >= d->nrecs || !make_texts(d) || j >= d->count[k])
+		return NULL;
+	return line_at(d, d->first[k] + j, len);
 }
 
 void ht_rep__digest_free(struct rep_job *job)
@@ -1106,6 +1206,10 @@ void ht_rep__digest_free(struct rep_job *job)
 		free(d->off);
 		free(d->tlen);
 		free(d->base);
+		free(d->first);
+		free(d->count);
+		free(d->dist);
+		free(d->xcopy);
 		free(d->why);
 		free(d->own);
 		free(d);

@@ -607,7 +607,7 @@ static void put_changed(json_t *o, const char *k, json_t *a)
 	json_decref(a);
 }
 
-static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
+static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 {
 	size_t dist;
 	struct wproc *b = base_of(w, p, &dist);
@@ -682,13 +682,52 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p)
 		json_object_set_new(o, "chk", checkfacts_value(w, p->chk));
 	if (p->blk != NULL)
 		json_object_set_new(o, "blk", buildlock_value(w, p->blk));
-	/* The quoted lines, each whole or as it changes another. */
+	/* The quoted lines, each whole or as it changes another: in the
+	 * digest's last member, "x", at the record's place. */
 	json_t *x = json_array();
 	for (size_t i = 0; i < r->ntexts; i++)
 		json_array_append_new(x, text_entry(b, r, i));
-	json_object_set_new(o, "x", x);
+	json_array_append_new(xs, x);
 	w->nwritten++;
 	return o;
+}
+
+static int digits(size_t v)
+{
+	int d = 1;
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* Writes root, its member "xat" the place of the member "x" (xs), which
+ * comes last: a reader that reads the records only parses no quoted line. */
+static int write_doc(json_t *root, json_t *xs, FILE *f)
+{
+	char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);	/* ("xat": 0) */
+	char *xt = json_dumps(xs, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (s == NULL || xt == NULL) {
+		free(s);
+		free(xt);
+		return -1;
+	}
+	/* root's last byte, '}', is where "x" goes: at len - 1 once "xat"'s
+	 * one digit (0) is its own. */
+	size_t len = strlen(s), at = len - 2 + 1;
+	for (int d = 1; digits(at) != d; d++)
+		at = len - 2 + (size_t)d + 1;
+	json_object_set_new(root, "xat", json_integer((json_int_t)at));
+	free(s);
+	s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	int rc = s != NULL && strlen(s) == at + 1 && s[at] == '}' ? 0 : -1;
+	if (rc == 0 && (fwrite(s, 1, at, f) != at || fputs(",\"x\":", f) == EOF ||
+			fputs(xt, f) == EOF || fputs("}\n", f) == EOF))
+		rc = -1;
+	free(s);
+	free(xt);
+	return rc;
 }
 
 int ht_rep_digest_write(struct rep_job *job, FILE *f)
@@ -697,14 +736,15 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	w.stacks.arr = json_array();
 	json_t *root = json_object();
 	json_object_set_new(root, "digest", json_string(HT_DIGEST_FORMAT));
+	json_object_set_new(root, "xat", json_integer(0));	/* (write_doc) */
 	json_object_set_new(root, "version", json_string(HT_VERSION));
 	json_t *files = json_array();
 	for (size_t i = 0; i < job->nfiles; i++)
 		json_array_append_new(files, str_value(job->files[i].name));
 	json_object_set_new(root, "files", files);
-	json_t *procs = json_array();
+	json_t *procs = json_array(), *xs = json_array();
 	for (size_t i = 0; i < job->procs.n; i++)
-		json_array_append_new(procs, proc_value(&w, job->procs.v[i]));
+		json_array_append_new(procs, proc_value(&w, job->procs.v[i], xs));
 	if (job->nwarns > 0) {
 		json_t *warns = json_array();
 		for (size_t i = 0; i < job->nwarns; i++) {
@@ -728,10 +768,9 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 				    json_integer((json_int_t)job->warns_dropped));
 	json_object_set_new(root, "stacks", w.stacks.arr);
 	json_object_set_new(root, "procs", procs);
-	int rc = json_dumpf(root, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (rc == 0 && fputc('\n', f) == EOF)
-		rc = -1;
+	int rc = write_doc(root, xs, f);
 	json_decref(root);
+	json_decref(xs);
 	for (size_t i = 0; i < BASES + 1; i++)
 		wproc_clear(&w.ring[i], true);
 	free(w.stacks.tab.slot);

@@ -20,24 +20,34 @@ struct rep_unknown {
 
 /* The digests given (digest_read.c): each one's line, then what was read
  * of it (its files' names, records, warnings, unknown event types; its
- * files' places in job->files once added) and its quoted lines, each kept
- * whole or as the delta of an earlier one (base) until it is quoted. */
+ * files' places in job->files once added) and where its quoted lines are
+ * (its member "x", after "xat" bytes of its line: in its file at xpos,
+ * read again when a line is quoted, or in xcopy when the file cannot be
+ * read again); once a line is quoted, every line of it, each kept whole or
+ * as the delta of an earlier one (base) until it is quoted. */
 struct rep_dgdoc {
 	const char *src;		/* its line */
 	size_t srclen;
 	char *own;			/* the line, when joined from parts */
 	const char *path;		/* where it was read: its file and line */
 	size_t line;
+	int64_t xpos;			/* the line's place in that file, -1: none */
+	size_t xat, xlen;		/* "x": where in the line and how long */
+	char *xcopy;			/* or its text */
 	bool ok;			/* read */
 	char *why;			/* else why not */
 	char **names;			/* its files' names */
 	uint32_t nfiles;
 	uint32_t *map;			/* its file k is job->files[map[k]] */
 	struct rep_vec procs;		/* its records, until added to the set's */
+	uint8_t *dist;			/* each record's base: how many records back, 0 none */
+	size_t nrecs;
 	struct rep_warning *warns;
 	size_t nwarns;
 	struct rep_unknown *unk;
 	size_t nunk, dropped;
+	bool made, unmade;		/* its quoted lines made below, or could not be */
+	uint32_t *first, *count;	/* record k's lines: first[k] ..., count[k] */
 	char *buf;			/* its quoted lines: line i at buf + off[i], */
 	size_t len, cap;		/* tlen[i] bytes, whole (base[i] == -1), not */
 	uint64_t *off;			/* readable (-2), or the JSON of a delta */
@@ -60,9 +70,10 @@ struct rep_dgset {
 	struct rep_unknown unk[64];	/* then: the unknown event types counted */
 	size_t nunk;
 };
-/* Quoted line i of digest d, made (malloc'd, NUL-terminated, *len bytes);
- * NULL when it cannot be. */
-char *ht_rep__digest_line(const struct rep_dgdoc *d, uint64_t i, size_t *len);
+/* The quoted line of digest d at loc (line j of its record k: k << 24 |
+ * j), made (malloc'd, NUL-terminated, *len bytes); NULL when it cannot be. */
+#define REP_DG_LINE_BITS 24
+char *ht_rep__digest_line(struct rep_dgdoc *d, uint64_t loc, size_t *len);
 /* Reads the digests given and adds them to the job, then puts the job's
  * files in name order (folder by folder, as one folder's listing is),
  * before the trace files are read. */
