@@ -22,11 +22,15 @@
 
 /* ---- where a line came from ------------------------------------------------ */
 
+/* 16 bytes (a million ranks hold about 30 each): a line's place in a file
+ * of up to 1 TiB, its length up to 16 MiB (the reader skips longer ones). */
+#define REP_LOC_OFF_BITS 40
+#define REP_LOC_MAX_LEN ((1u << (64 - REP_LOC_OFF_BITS)) - 1)
 struct rep_loc {
 	uint32_t file;		/* index in job->files; UINT32_MAX: none */
 	uint32_t line;		/* 1-based */
-	uint64_t off;		/* byte offset of the line in its file */
-	uint32_t len;		/* without the newline */
+	uint64_t off : REP_LOC_OFF_BITS;	/* byte offset of the line in its file */
+	uint64_t len : 64 - REP_LOC_OFF_BITS;	/* without the newline */
 };
 
 /* Lines count from 1: a location left zeroed (a fact never read) is none. */

@@ -414,7 +414,8 @@ void ht_rep__digest_order(struct rep_job *job)
 /* ---- records ------------------------------------------------------------------------------ */
 
 #define BASES 16	/* as digest_write.c: a record's base is one of the last BASES */
-#define NOT_READ (UINT64_MAX >> 2)	/* the offset of a line that was not kept */
+/* The offset of a line that was not kept (its record past any digest's) */
+#define NOT_READ ((UINT64_C(1) << REP_LOC_OFF_BITS) - 1)
 
 /* A record as read: what later ones are read against (digest_write.c). */
 struct rproc {
@@ -609,7 +610,8 @@ static void set_field(struct dctx *c, char *at, unsigned type, const struct rep_
 			l.file = v->file >= 0 ? file_of(c, v->file) : c->file;
 			l.line = (uint32_t)v->i;
 			/* (the line is made when it is quoted: ht_rep__digest_line) */
-			l.off = v->text >= 0 && v->text < (1 << REP_DG_LINE_BITS)
+			l.off = v->text >= 0 && v->text < (1 << REP_DG_LINE_BITS) &&
+						c->nread < NOT_READ >> REP_DG_LINE_BITS
 					? (uint64_t)c->nread << REP_DG_LINE_BITS | (uint64_t)v->text
 					: NOT_READ;
 			l.len = 0;

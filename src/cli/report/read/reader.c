@@ -314,10 +314,11 @@ static void read_buffer(struct rep_rctx *c)
 		}
 		if (k == 0) {
 			ht_rep__warn(c, line, "empty line, ignored");
-		} else if (n > UINT32_MAX) {
-			ht_rep__warn(c, line, "line longer than 4 GiB, ignored");
+		} else if (k > REP_LOC_MAX_LEN || off >> REP_LOC_OFF_BITS != 0) {
+			ht_rep__warn(c, line, k > REP_LOC_MAX_LEN ? "line longer than 16 MiB, ignored"
+							   : "line past the file's first TiB, ignored");
 		} else {
-			struct rep_loc loc = { c->file, line, off, (uint32_t)k };
+			struct rep_loc loc = { c->file, line, off, k };
 			one_line(c, &loc, nl == NULL);
 		}
 		off += n + (nl != NULL ? 1 : 0);

@@ -70,9 +70,10 @@ struct rep_dgset {
 	struct rep_unknown unk[64];	/* then: the unknown event types counted */
 	size_t nunk;
 };
-/* The quoted line of digest d at loc (line j of its record k: k << 24 |
- * j), made (malloc'd, NUL-terminated, *len bytes); NULL when it cannot be. */
-#define REP_DG_LINE_BITS 24
+/* The quoted line of digest d at loc (line j of its record k: k << 16 |
+ * j, in a location's 40 bits), made (malloc'd, NUL-terminated, *len
+ * bytes); NULL when it cannot be. */
+#define REP_DG_LINE_BITS 16
 char *ht_rep__digest_line(struct rep_dgdoc *d, uint64_t loc, size_t *len);
 /* Reads the digests given and adds them to the job, then puts the job's
  * files in name order (folder by folder, as one folder's listing is),
