@@ -15,6 +15,7 @@
 #include "ht_check.h"
 #include "fixture.h"
 #include "read/reader.h"
+#include "read/evidence.h"
 
 static bool has_warning(const struct rep_job *job, const char *file, unsigned line,
 			const char *text)
@@ -66,6 +67,39 @@ START_TEST(test_damaged)
 	ht_rep_job_free(&job);
 	ht_rep_buf_free(&a);
 	ht_rep_buf_free(&b);
+}
+END_TEST
+
+/* A line longer than a location holds (16 MiB) is skipped, said with its
+ * number; the lines after it are read, their evidence quoted. */
+START_TEST(test_line_too_long)
+{
+	struct rep_job job;
+	struct rep_buf a = { 0 };
+	ht_rep_job_init(&job);
+	mem_header(&a, "n1", 7, 0, 2, 0);
+	char *big = malloc(REP_LOC_MAX_LEN + 2);
+	ck_assert_ptr_nonnull(big);
+	memset(big, ' ', REP_LOC_MAX_LEN + 1);
+	memcpy(big, "{\"t\":\"gpu\",\"pad\":\"", 18);
+	memcpy(big + REP_LOC_MAX_LEN - 1, "\"}", 2);			/* line 3: 16 MiB + 1 */
+	big[REP_LOC_MAX_LEN + 1] = '\0';
+	ht_rep_buf_add(&a, big);
+	ht_rep_buf_add(&a, "\n");
+	free(big);
+	mem_line(&a, 7, 3, "phase", "\"phase\":\"rendezvous\",\"state\":\"begin\"");	/* line 4 */
+	mem_add(&job, "n1.7.jsonl", &a);
+	ck_assert_uint_eq(ht_rep_read(&job), 1);
+	ck_assert(has_warning(&job, "n1.7.jsonl", 3, "line longer than 16 MiB, ignored"));
+	struct rep_proc *p = job.procs.v[0];
+	ck_assert_int_eq(p->cur_phase, HT_PHASE_RENDEZVOUS);
+	ck_assert_uint_eq(p->ph[HT_PHASE_RENDEZVOUS].begin.line, 4);
+	char *text = ht_rep_line_text(&job, &p->ph[HT_PHASE_RENDEZVOUS].begin);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "\"rendezvous\""));
+	free(text);
+	ht_rep_job_free(&job);
+	ht_rep_buf_free(&a);
 }
 END_TEST
 
@@ -544,6 +578,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_repeated_tails);
 	tcase_add_test(t, test_numbers_as_jansson);
 	tcase_add_test(t, test_members_as_jansson);
+	tcase_add_test(t, test_line_too_long);
 	suite_add_tcase(s, t);
 	return s;
 }
