@@ -131,6 +131,48 @@ START_TEST(test_text_whole)
 }
 END_TEST
 
+/* A record's mask: written as the members given, read back as their
+ * places; a later format's members (past ours) counted and passed over;
+ * what is not hex is no mask. */
+START_TEST(test_mask)
+{
+	bool given[DG_MAX_MEMBERS] = { 0 };
+	char m[DG_MASK_MAX + 1];
+	uint16_t pos[DG_MAX_MEMBERS];
+	size_t nv;
+	ht_dg_mask_write(given, 40, m);
+	ck_assert_str_eq(m, "");
+	given[1] = given[3] = true;
+	ht_dg_mask_write(given, 40, m);
+	ck_assert_str_eq(m, "a");
+	given[0] = given[4] = given[39] = true;
+	ht_dg_mask_write(given, 40, m);
+	ck_assert_str_eq(m, "800000001b");
+	ck_assert(ht_dg_mask_read(m, strlen(m), 40, pos, &nv));
+	ck_assert_uint_eq(nv, 5);
+	ck_assert_uint_eq(pos[0], 1);
+	ck_assert_uint_eq(pos[1], 2);
+	ck_assert_uint_eq(pos[2], 0);
+	ck_assert_uint_eq(pos[3], 3);
+	ck_assert_uint_eq(pos[4], 4);
+	ck_assert_uint_eq(pos[39], 5);
+	/* A reader of 5 members: the rest counted, not placed. */
+	ck_assert(ht_dg_mask_read(m, strlen(m), 5, pos, &nv));
+	ck_assert_uint_eq(nv, 5);
+	ck_assert_uint_eq(pos[4], 4);
+	/* Every member of the largest table, and back. */
+	for (size_t i = 0; i < DG_MAX_MEMBERS; i++)
+		given[i] = i % 3 != 1;
+	ht_dg_mask_write(given, DG_MAX_MEMBERS, m);
+	ck_assert(ht_dg_mask_read(m, strlen(m), DG_MAX_MEMBERS, pos, &nv));
+	for (size_t i = 0, j = 1; i < DG_MAX_MEMBERS; i++)
+		ck_assert_uint_eq(pos[i], given[i] ? j++ : 0);
+	ck_assert(!ht_dg_mask_read("1G", 2, 40, pos, &nv));
+	ck_assert(!ht_dg_mask_read("", 0, 40, pos, &nv));
+	ck_assert(!ht_dg_mask_read("A", 1, 40, pos, &nv));
+}
+END_TEST
+
 /* The report's text of job (read and analysed here). */
 static char *text_of(struct rep_job *job)
 {
@@ -210,6 +252,7 @@ static Suite *make(void)
 	Suite *s = suite_create("report_digest");
 	TCase *t = tcase_create("codec");
 	tcase_add_test(t, test_micros);
+	tcase_add_test(t, test_mask);
 	tcase_add_test(t, test_text_delta);
 	tcase_add_test(t, test_text_whole);
 	tcase_add_test(t, test_blocks);

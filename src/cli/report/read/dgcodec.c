@@ -79,6 +79,46 @@ const int *ht_dg_pairs(int t)
 	return pairs[t];
 }
 
+/* ---- which members a record gives ------------------------------------------------------ */
+
+void ht_dg_mask_write(const bool *given, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t top = n;
+	while (top > 0 && !given[top - 1])
+		top--;
+	size_t digits = (top + 3) / 4;
+	for (size_t d = 0; d < digits; d++) {
+		size_t lo = (digits - 1 - d) * 4;
+		unsigned v = 0;
+		for (size_t b = 0; b < 4 && lo + b < n; b++)
+			v |= (unsigned)given[lo + b] << b;
+		out[d] = hex[v];
+	}
+	out[digits] = '\0';
+}
+
+bool ht_dg_mask_read(const char *s, size_t len, size_t n, uint16_t *pos, size_t *nvals)
+{
+	memset(pos, 0, n * sizeof(*pos));
+	size_t j = 1;
+	if (len > DG_MASK_MAX * 4)	/* (room for tables 4 times ours) */
+		return false;
+	for (size_t q = 0; q < len * 4; q++) {
+		char c = s[len - 1 - q / 4];
+		int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (h < 0)
+			return false;
+		if (((unsigned)h >> (q % 4) & 1) == 0)
+			continue;
+		if (q < n)
+			pos[q] = (uint16_t)j;
+		j++;
+	}
+	*nvals = j - 1;
+	return len > 0;
+}
+
 /* ---- a quoted line as the members it changes ---------------------------------------- */
 
 /* A number as a JSON text writes it without an exponent: its digits as

@@ -290,6 +290,16 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
  * written against (rep_dg_pairs), or -1. */
 #define DG_MAX_MEMBERS 128
 const int *ht_dg_pairs(int t);
+/* A record's members given ([MASK, value, ...]): MASK the hex digits
+ * (most significant first, no leading 0) of the bits of the members
+ * given, member i bit i, their values after it in the members' order. */
+#define DG_MASK_MAX (DG_MAX_MEMBERS / 4 + 1)
+/* The mask of given[0 .. n) into out (DG_MASK_MAX + 1 bytes); "" if none. */
+void ht_dg_mask_write(const bool *given, size_t n, char *out);
+/* Reads mask s (len bytes): pos[f] (f < n) the place of member f's value
+ * in the record's array (1 ...), 0 when not given; *nvals the values it
+ * names, members past n (a later format's) among them. False: not a mask. */
+bool ht_dg_mask_read(const char *s, size_t len, size_t n, uint16_t *pos, size_t *nvals);
 /* A quoted line (cur, len bytes, NUL-terminated) as the members it
  * changes of base (NUL-terminated), *size bytes written: NULL when it is
  * not the same members or no shorter so (it is written whole then). */

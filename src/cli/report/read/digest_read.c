@@ -549,19 +549,23 @@ static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struc
 	struct rep_dval *out = ht_dg_slab_alloc(&c->cur->a, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++)
 		out[i] = b != NULL ? b[i] : none;
-	size_t nm = json_array_size(m);
+	/* [MASK, value, ...]: bit f of MASK gives the f-th member of digest.h's
+	 * table (a format's tables only grow at their ends: one past ours is
+	 * passed over); a record whose values are not what its mask says is
+	 * read as giving none. */
+	json_t *mask = json_array_get(m, 0);
+	uint16_t pos[DG_MAX_MEMBERS];
+	size_t nv;
+	if (!json_is_string(mask) ||
+	    !ht_dg_mask_read(json_string_value(mask), json_string_length(mask), n, pos, &nv) ||
+	    nv + 1 != json_array_size(m))
+		return out;
 	for (int pass = 0; pass < 2; pass++)	/* mono times after their wall times */
-		for (size_t i = 0; i + 1 < nm; i += 2) {
-			json_int_t k = json_integer_value(json_array_get(m, i));
-			/* member k is the k-th of digest.h's table (a format's
-			 * tables only grow at their ends: one past ours is passed over) */
-			if (k < 0 || (size_t)k >= rep_dg_tabs[t].n)
+		for (size_t f = 0; f < n; f++) {
+			if (pos[f] == 0 || (ht_dg_pairs(t)[f] >= 0) != (pass == 1))
 				continue;
-			int f = (int)k;
-			if ((ht_dg_pairs(t)[f] >= 0) != (pass == 1))
-				continue;
-			out[f] = dval_from(c, t, f, json_array_get(m, i + 1), b != NULL ? &b[f] : &none,
-					   out, b);
+			out[f] = dval_from(c, t, (int)f, json_array_get(m, pos[f]),
+					   b != NULL ? &b[f] : &none, out, b);
 		}
 	return out;
 }

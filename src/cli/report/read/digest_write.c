@@ -367,14 +367,20 @@ static json_t *delta_json(int t, const struct rep_dval *vals,
 {
 	static const struct rep_dval none = { .k = DV_NONE };
 	json_t *m = json_array();
-	for (size_t i = 0; i < rep_dg_tabs[t].n; i++) {
-		if (ht_dg_dval_eq(&vals[i], b != NULL ? &b[i] : &none))
-			continue;
-		/* (its place in digest.h's table: the reader knows the tables by the
-		 * format, whose tables only grow at their ends) */
-		json_array_append_new(m, json_integer((json_int_t)i));
-		json_array_append_new(m, value_json(t, i, vals, b));
-	}
+	size_t n = rep_dg_tabs[t].n;
+	bool given[DG_MAX_MEMBERS];
+	char mask[DG_MASK_MAX + 1];
+	for (size_t i = 0; i < n; i++)
+		given[i] = !ht_dg_dval_eq(&vals[i], b != NULL ? &b[i] : &none);
+	/* (bits by the members' places in digest.h's tables: the reader knows
+	 * the tables by the format, whose tables only grow at their ends) */
+	ht_dg_mask_write(given, n, mask);
+	if (mask[0] == '\0')
+		return m;
+	json_array_append_new(m, json_string(mask));
+	for (size_t i = 0; i < n; i++)
+		if (given[i])
+			json_array_append_new(m, value_json(t, i, vals, b));
 	return m;
 }
 
