@@ -426,8 +426,21 @@ struct rproc {
 	size_t narr[DA_N];
 };
 
+/* The stacks a reading thread made: one array for the frames of one text,
+ * whatever the digest (as the raw reader shares them: the graph knows a
+ * stack by its pointers, read/dumps.c). */
+struct stacktab {
+	struct stackslot {
+		uint64_t h;
+		const char **fr;
+		uint32_t n;
+	} *slot;
+	size_t n, cap;
+};
+
 struct dctx {
 	struct rep_dgdoc *d;
+	struct stacktab *st;
 	json_t *doc;
 	struct rep_arena *a;
 	uint32_t file;			/* the record's file (the digest's index) */
@@ -640,24 +653,75 @@ static void get_fields(struct dctx *c, json_t *m, void *base, int t, const struc
 		*keep = v;
 }
 
+static const char *frame_of(json_t *fr, size_t k, size_t *len)
+{
+	json_t *s = json_array_get(fr, k);
+	*len = json_string_length(s);
+	return json_string_value(s) != NULL ? json_string_value(s) : "";
+}
+
+/* The frames fr (a JSON array of strings): the thread's array of them. */
+static const char **stack_of(struct dctx *c, json_t *fr, uint32_t *count)
+{
+	struct stacktab *t = c->st;
+	size_t n = json_array_size(fr), len;
+	uint64_t h = n;
+	for (size_t k = 0; k < n; k++) {
+		const char *f = frame_of(fr, k, &len);
+		h = (h ^ ht_rep_hash(f, len)) * 0x100000001b3ull;
+	}
+	if (2 * (t->n + 1) > t->cap) {
+		struct stacktab g = { .cap = t->cap != 0 ? t->cap * 2 : 64 };
+		g.slot = calloc(g.cap, sizeof(*g.slot));
+		if (g.slot == NULL)
+			abort();
+		for (size_t i = 0; i < t->cap; i++) {
+			if (t->slot[i].fr == NULL)
+				continue;
+			size_t j = t->slot[i].h & (g.cap - 1);
+			while (g.slot[j].fr != NULL)
+				j = (j + 1) & (g.cap - 1);
+			g.slot[j] = t->slot[i];
+		}
+		free(t->slot);
+		t->slot = g.slot;
+		t->cap = g.cap;
+	}
+	size_t i = h & (t->cap - 1);
+	for (; t->slot[i].fr != NULL; i = (i + 1) & (t->cap - 1)) {
+		struct stackslot *e = &t->slot[i];
+		if (e->h != h || e->n != n)
+			continue;
+		size_t k = 0;
+		for (; k < n; k++) {
+			const char *f = frame_of(fr, k, &len);
+			if (strlen(e->fr[k]) != len || memcmp(e->fr[k], f, len) != 0)
+				break;
+		}
+		if (k == n) {
+			*count = e->n;
+			return e->fr;
+		}
+	}
+	const char **v = ht_rep_alloc(c->a, (n + 1) * sizeof(*v));
+	for (size_t k = 0; k < n; k++) {
+		const char *f = frame_of(fr, k, &len);
+		v[k] = ht_rep_intern(c->a, f, len);
+	}
+	t->slot[i] = (struct stackslot){ h, v, (uint32_t)n };
+	t->n++;
+	*count = (uint32_t)n;
+	return v;
+}
+
 static void make_stacks(struct dctx *c)
 {
 	json_t *st = json_object_get(c->doc, "stacks");
 	c->nstacks = json_array_size(st);
 	c->stacks = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->stacks));
 	c->nstack = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->nstack));
-	for (size_t i = 0; i < c->nstacks; i++) {
-		json_t *fr = json_array_get(st, i);
-		size_t n = json_array_size(fr);
-		c->stacks[i] = ht_rep_alloc(c->a, (n + 1) * sizeof(**c->stacks));
-		for (size_t k = 0; k < n; k++) {
-			json_t *s = json_array_get(fr, k);
-			c->stacks[i][k] = ht_rep_strndup(c->a, json_string_value(s) != NULL ?
-							json_string_value(s) : "",
-							json_string_length(s));
-		}
-		c->nstack[i] = (uint32_t)n;
-	}
+	for (size_t i = 0; i < c->nstacks; i++)
+		c->stacks[i] = stack_of(c, json_array_get(st, i), &c->nstack[i]);
 }
 
 static void get_stack(struct dctx *c, json_t *v, const char ***fr, uint32_t *n)
@@ -957,7 +1021,7 @@ static size_t xat_of(const char *s, size_t n, size_t *xlen)
 	return at;
 }
 
-static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a)
+static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab *st)
 {
 	json_error_t je;
 	/* The records: what comes before "x" (its place in "xat"), read
@@ -996,7 +1060,7 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a)
 		if (d->names[k] == NULL)
 			abort();
 	}
-	struct dctx c = { .d = d, .doc = doc, .a = a };
+	struct dctx c = { .d = d, .st = st, .doc = doc, .a = a };
 	make_stacks(&c);
 	size_t k;
 	json_t *e;
@@ -1044,6 +1108,7 @@ struct dgworker {
 	struct rep_dgset *g;
 	size_t first, step;
 	struct rep_arena a;
+	struct stacktab st;
 };
 
 static void *dg_work(void *arg)
@@ -1051,7 +1116,7 @@ static void *dg_work(void *arg)
 	struct dgworker *w = arg;
 	ht_rep__scratch_begin();
 	for (size_t i = w->g->nparsed + w->first; i < w->g->n; i += w->step)
-		parse_doc(w->g->docs[i], &w->a);
+		parse_doc(w->g->docs[i], &w->a, &w->st);
 	ht_rep__scratch_end();
 	return NULL;
 }
@@ -1091,6 +1156,7 @@ void ht_rep_digest_load(struct rep_job *job)
 	for (size_t t = 0; t < n; t++) {
 		ht_rep_intern_off(&w[t].a);
 		ht_rep_arena_take(&g->a, &w[t].a);
+		free(w[t].st.slot);
 	}
 	free(w);
 	for (size_t i = g->nparsed; i < g->n; i++) {
