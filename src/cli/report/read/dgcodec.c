@@ -49,8 +49,10 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b)
 }
 
 /* For each member of each table: the index of the wall time its mono
- * time is written against, or -1; made once (rep_dg_pairs by name). */
+ * time is written against, or -1 (rep_dg_pairs by name); and each
+ * table's locations; made once. */
 static int pairs[DG_NTABLES][DG_MAX_MEMBERS];
+static size_t locs[DG_NTABLES][DG_MAX_MEMBERS], nlocs[DG_NTABLES];
 static pthread_once_t pairs_once = PTHREAD_ONCE_INIT;
 
 static void pairs_make(void)
@@ -59,6 +61,9 @@ static void pairs_make(void)
 		const struct rep_dgtab *tab = &rep_dg_tabs[t];
 		if (tab->n > DG_MAX_MEMBERS)
 			abort();
+		for (size_t i = 0; i < tab->n; i++)
+			if (tab->fd[i].type == FT_LOC)
+				locs[t][nlocs[t]++] = tab->fd[i].off;
 		for (size_t i = 0; i < tab->n; i++) {
 			pairs[t][i] = -1;
 			for (size_t p = 0; p < FD_N(rep_dg_pairs); p++) {
@@ -77,6 +82,13 @@ const int *ht_dg_pairs(int t)
 {
 	pthread_once(&pairs_once, pairs_make);
 	return pairs[t];
+}
+
+const size_t *ht_dg_locs(int t, size_t *n)
+{
+	pthread_once(&pairs_once, pairs_make);
+	*n = nlocs[t];
+	return locs[t];
 }
 
 /* ---- which members a record gives ------------------------------------------------------ */

@@ -290,6 +290,8 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
  * written against (rep_dg_pairs), or -1. */
 #define DG_MAX_MEMBERS 128
 const int *ht_dg_pairs(int t);
+/* The offsets of table t's locations (FT_LOC members), *n of them. */
+const size_t *ht_dg_locs(int t, size_t *n);
 /* A record's members given ([MASK, value, ...]): MASK the hex digits
  * (most significant first, no leading 0) of the bits of the members
  * given, member i bit i, their values after it in the members' order. */

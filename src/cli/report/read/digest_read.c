@@ -333,16 +333,12 @@ static int cmp_file(const void *x, const void *y, void *arg)
  * of n such records, into the files' new places. */
 static void remap_locs(void *base, int t, const uint32_t *to, uint32_t nf)
 {
-	const struct rep_fd *fd = rep_dg_tabs[t].fd;
-	for (size_t i = 0; base != NULL && i < rep_dg_tabs[t].n; i++) {
-		if (fd[i].type != FT_LOC)
-			continue;
-		struct rep_loc l;
-		memcpy(&l, (char *)base + fd[i].off, sizeof(l));
-		if (l.file < nf) {
-			l.file = to[l.file];
-			memcpy((char *)base + fd[i].off, &l, sizeof(l));
-		}
+	size_t n;
+	const size_t *off = ht_dg_locs(t, &n);
+	for (size_t i = 0; base != NULL && i < n; i++) {
+		struct rep_loc *l = (struct rep_loc *)((char *)base + off[i]);
+		if (l->file < nf)
+			l->file = to[l->file];
 	}
 }
 
