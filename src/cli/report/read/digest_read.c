@@ -177,16 +177,6 @@ static void add_doc(struct rep_dgset *g, const char *path, size_t line, const ch
 	g->docs[g->n++] = d;
 }
 
-static bool keep_buf(struct rep_dgset *g, char *buf)
-{
-	char **v = realloc(g->bufs, (g->nbufs + 1) * sizeof(*v));
-	if (v == NULL)
-		return false;
-	g->bufs = v;
-	g->bufs[g->nbufs++] = buf;
-	return true;
-}
-
 /* Digests are read a block of their file at a time, so that a file of
  * many (a job's nodes) is never held whole (a line longer than a block
  * takes as many as it needs). */
@@ -217,16 +207,24 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 	bool again = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 	int64_t at = 0;			/* the file's place of the block's first byte */
 	struct parts ps = { 0 };
-	char *carry = NULL;
+	/* One buffer for the blocks (its pages made once): a line begun in
+	 * the last block (have bytes at carry) moved to its start. */
+	char *buf = NULL;
+	size_t bufcap = 0, carry = 0;
 	for (bool eof = false; !eof;) {
 		size_t cap = have + dg_block;
-		char *buf = malloc(cap + 1);
-		if (buf == NULL)
-			abort();
-		if (have > 0)
-			memcpy(buf, carry, have);
-		free(carry);
-		carry = NULL;
+		if (cap + 1 > bufcap) {
+			char *b = malloc(cap + 1);
+			if (b == NULL)
+				abort();
+			if (have > 0)
+				memcpy(b, buf + carry, have);
+			free(buf);
+			buf = b;
+			bufcap = cap + 1;
+		} else if (have > 0) {
+			memmove(buf, buf + carry, have);
+		}
 		size_t got = have + ht_rep__read_fd(fd, buf + have, cap - have);
 		eof = got < cap;
 		size_t end = got;	/* the complete lines of the block */
@@ -235,15 +233,8 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 			end = nl != NULL ? (size_t)(nl - buf) + 1 : 0;
 		}
 		have = got - end;
+		carry = end;
 		int64_t next = at + (int64_t)end;
-		if (have > 0) {
-			carry = malloc(have);
-			if (carry == NULL)
-				abort();
-			memcpy(carry, buf + end, have);
-		}
-		if (!keep_buf(g, buf))
-			abort();
 		for (size_t off = 0; off < end;) {
 			const char *s = buf + off, *nl = memchr(s, '\n', end - off);
 			size_t n = nl != NULL ? (size_t)(nl - s) : end - off;
@@ -276,11 +267,11 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 				free(whole);
 			}
 		}
-		ht_rep_digest_load(job);	/* (and frees the block) */
+		ht_rep_digest_load(job);	/* (done with the block) */
 		at = next;
 	}
 	close(fd);
-	free(carry);
+	free(buf);
 	for (size_t k = 0; k < ps.n; k++) {
 		if (ps.v[k].have < ps.v[k].n) {
 			warnx("%s: digest %s: %zu of its %zu parts, not read", path, ps.v[k].id,
@@ -1205,9 +1196,6 @@ void ht_rep_digest_load(struct rep_job *job)
 		g->docs[i]->own = NULL;
 		g->docs[i]->src = NULL;
 	}
-	for (size_t i = 0; i < g->nbufs; i++)
-		free(g->bufs[i]);
-	g->nbufs = 0;
 	g->nparsed = g->n;
 }
 
@@ -1283,9 +1271,6 @@ void ht_rep__digest_free(struct rep_job *job)
 		free(d);
 	}
 	free(g->docs);
-	for (size_t i = 0; i < g->nbufs; i++)
-		free(g->bufs[i]);
-	free(g->bufs);
 	for (size_t i = 0; i < g->nnames; i++)
 		free(g->names[i]);
 	free(g->names);

@@ -58,8 +58,6 @@ struct rep_dgdoc {
 struct rep_dgset {
 	struct rep_dgdoc **docs;
 	size_t n, cap, nparsed;	/* nparsed: read and added to the job */
-	char **bufs;			/* the blocks read, until their digests are */
-	size_t nbufs;
 	char **names;			/* the files of digests given */
 	size_t nnames;
 	struct rep_arena a;		/* the records read (the reading threads' arenas) */
