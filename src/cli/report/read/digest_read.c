@@ -826,11 +826,14 @@ static void get_texts(struct rep_dgdoc *d, size_t k, json_t *x)
 			base = text_of(d, kb, j);
 		else if (j < 0 && j >= -(json_int_t)i)
 			base = (int64_t)d->first[k] + (-1 - j);
-		/* (a line that cannot be made is not readable) */
-		if (json_is_string(c) && base >= 0)
-			text_add(d, json_string_value(c), json_string_length(c), base);
+		/* (a line that cannot be made is not readable; the change kept as
+		 * its text until the line is quoted) */
+		char *t = json_is_array(c) && base >= 0 ? json_dumps(c, JSON_COMPACT) : NULL;
+		if (t != NULL)
+			text_add(d, t, strlen(t), base);
 		else
 			text_add(d, "", 0, -2);
+		free(t);
 	}
 	d->count[k] = (uint32_t)n;
 }

@@ -541,18 +541,12 @@ static size_t head_len(const char *s)
  * base, when that is less than half the line; else as it changes the line
  * of the base or an earlier one of its own of the same type that takes
  * least; else whole. */
-/* A quoted line written as a change d (its JSON text, read only when a
- * quote needs the line): [D] of the base's line at its place, [D, J] of
- * the base's line J, [D, -1 - J] of its own line J. */
+/* A quoted line written as a change d: [d] of the base's line at its
+ * place, [d, J] of the base's line J, [d, -1 - J] of its own line J. */
 static json_t *delta_entry(json_t *d, json_int_t from, bool own)
 {
-	char *text = json_dumps(d, JSON_COMPACT);
-	json_decref(d);
-	if (text == NULL)
-		abort();
 	json_t *e = json_array();
-	json_array_append_new(e, json_string_nocheck(text));
-	free(text);
+	json_array_append_new(e, d);
 	if (from >= 0)
 		json_array_append_new(e, json_integer(own ? -1 - from : from));
 	return e;
