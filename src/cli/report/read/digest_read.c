@@ -382,9 +382,6 @@ void ht_rep__digest_order(struct rep_job *job)
 	}
 	memcpy(job->files, f, n * sizeof(*f));
 	struct rep_dgset *g = job->dg;
-	for (size_t d = 0; d < g->n; d++)
-		for (uint32_t k = 0; g->docs[d]->map != NULL && k < g->docs[d]->nfiles; k++)
-			g->docs[d]->map[k] = to[g->docs[d]->map[k]];
 	for (size_t i = 0; i < g->procs.n; i++)
 		remap_proc(g->procs.v[i], to, (uint32_t)n);
 	for (size_t i = 0; i < job->nwarns; i++)	/* the digests' */
@@ -1192,6 +1189,13 @@ void ht_rep_digest_load(struct rep_job *job)
 		free(d->unk);
 		d->unk = NULL;
 		job->warns_dropped += d->dropped;
+		/* (the job has its own copies of the names; the map is used) */
+		for (uint32_t k = 0; k < d->nfiles; k++)
+			free(d->names[k]);
+		free(d->names);
+		d->names = NULL;
+		free(d->map);
+		d->map = NULL;
 	}
 	/* The lines read: what a quote needs of them is in their digests now. */
 	for (size_t i = g->nparsed; i < g->n; i++) {

@@ -36,9 +36,9 @@ struct rep_dgdoc {
 	char *xcopy;			/* or its text */
 	bool ok;			/* read */
 	char *why;			/* else why not */
-	char **names;			/* its files' names */
+	char **names;			/* its files' names, until added */
 	uint32_t nfiles;
-	uint32_t *map;			/* its file k is job->files[map[k]] */
+	uint32_t *map;			/* its file k is job->files[map[k]], until added */
 	struct rep_vec procs;		/* its records, until added to the set's */
 	uint8_t *dist;			/* each record's base: how many records back, 0 none */
 	size_t nrecs;
