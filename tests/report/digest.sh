@@ -149,6 +149,25 @@ sed -n 1p "$T/healthy/all.dg" >>"$T/xat.dg"
 check "a digest whose xat is wrong: said, with its line" \
 	grep -q 'xat.dg: line 1: a digest that could not be read (no member "xat" that says where its member "x" is)' "$T/xat.err"
 check "a digest whose xat is wrong: the next line read" grep -q '^ranks ' "$T/xat.out"
+# A quoted line that cannot be made (its change fits no line) is said,
+# and the evidence goes without it; the verdict is the same.
+"$PY" - "$T/missing_rank/all.dg" "$T/badline.dg" <<'PY'
+import json, sys
+line = open(sys.argv[1]).read().rstrip("\n")
+xat = json.loads(line)["xat"]
+x = json.loads("{" + line[xat + 1:])["x"]
+x[0][0] = [[9999, 1]]	# the first record's first line (rank 0's header), as no line's change
+open(sys.argv[2], "w").write(line[:xat] + ',"x":' + json.dumps(x, separators=(",", ":")) + "}\n")
+PY
+report --json "$T/badline" "$T/badline.dg"
+check "a quoted line that cannot be made: said, naming the digest's line" \
+	grep -q 'badline.dg: line 1: a quoted line of the digest could not be made (line 0 of record 0): the evidence goes without it' "$T/badline.err"
+check "a quoted line that cannot be made: the same first verdict, without that line" "$PY" -c "
+import json, sys
+a = json.load(open('$T/badline.out'))['verdicts'][0]
+b = json.load(open('$T/missing_rank/dg.json.out'))['verdicts'][0]
+sys.exit(not (a['code'] == b['code'] == 'missing_rank' and a['ranks'] == b['ranks']
+              and len(a['evidence']) == len(b['evidence']) - 1))"
 "$HT" digest "$T/nowhere" >/dev/null 2>&1
 check "hangtrace digest of nothing: exit 2" test $? = 2
 "$HT" digest -o "$T/nowhere/x.dg" "$F/healthy" 2>"$T/o.err"

@@ -12,6 +12,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -1249,9 +1250,15 @@ static char *line_at(const struct rep_dgdoc *d, uint64_t i, size_t *len)
 char *ht_rep__digest_line(struct rep_dgdoc *d, uint64_t loc, size_t *len)
 {
 	uint64_t k = loc >> REP_DG_LINE_BITS, j = loc & ((1u << REP_DG_LINE_BITS) - 1);
-	if (k >= d->nrecs || !make_texts(d) || j >= d->count[k])
+	if (k >= d->nrecs || !make_texts(d))
 		return NULL;
-	return line_at(d, d->first[k] + j, len);
+	char *t = j < d->count[k] ? line_at(d, d->first[k] + j, len) : NULL;
+	if (t == NULL && !d->unquoted) {
+		d->unquoted = true;
+		warnx("%s: line %zu: a quoted line of the digest could not be made (line %" PRIu64
+		      " of record %" PRIu64 "): the evidence goes without it", d->path, d->line, j, k);
+	}
+	return t;
 }
 
 void ht_rep__digest_free(struct rep_job *job)

@@ -47,6 +47,7 @@ struct rep_dgdoc {
 	struct rep_unknown *unk;
 	size_t nunk, dropped;
 	bool made, unmade;		/* its quoted lines made below, or could not be */
+	bool unquoted;			/* a line of it could not be made (said once) */
 	uint32_t *first, *count;	/* record k's lines: first[k] ..., count[k] */
 	char *buf;			/* its quoted lines: line i at buf + off[i], */
 	size_t len, cap;		/* tlen[i] bytes, whole (base[i] == -1), not */
