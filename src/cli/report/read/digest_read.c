@@ -409,6 +409,7 @@ struct rproc {
 	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
 	struct rep_dval **arr[DA_N];
 	size_t narr[DA_N];
+	json_int_t *stk;	/* its dumps' stacks: frames and py of each, -1 none */
 };
 
 /* The stacks a reading thread made: one array for the frames of one text,
@@ -709,11 +710,26 @@ static void make_stacks(struct dctx *c)
 		c->stacks[i] = stack_of(c, json_array_get(st, i), &c->nstack[i]);
 }
 
-static void get_stack(struct dctx *c, json_t *v, const char ***fr, uint32_t *n)
+/* The stacks (frames, py) of dump j's base (as digest_write.c). */
+static void stack_base(const struct rproc *b, const struct rproc *r, size_t j, json_int_t *fr,
+		       json_int_t *py)
 {
-	if (!json_is_integer(v))
-		return;
-	json_int_t i = json_integer_value(v);
+	const json_int_t *s = b != NULL && j < b->narr[DA_DUMPS] ? &b->stk[2 * j]
+			      : j > 0 ? &r->stk[2 * (j - 1)] : NULL;
+	*fr = s != NULL ? s[0] : -1;
+	*py = s != NULL ? s[1] : -1;
+}
+
+/* Element k of dump e ([m, frames, py]): a stack's index, -1 none; left
+ * out, the base's (dflt). */
+static json_int_t stack_at(json_t *e, size_t k, json_int_t dflt)
+{
+	json_t *v = json_array_get(e, k);
+	return v == NULL ? dflt : json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+static void get_stack(struct dctx *c, json_int_t i, const char ***fr, uint32_t *n)
+{
 	if (i < 0 || (size_t)i >= c->nstacks)
 		return;
 	*fr = c->stacks[i];
@@ -925,16 +941,22 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 		size_t sz = rep_dg_arrs[a].size;
 		char *v = ht_rep_alloc(c->a, n * sz);
 		r->arr[a] = ht_dg_slab_alloc(&r->a, n * sizeof(*r->arr[a]));
+		if (a == DA_DUMPS)
+			r->stk = ht_dg_slab_alloc(&r->a, 2 * n * sizeof(*r->stk));
 		for (size_t j = 0; j < n; j++) {
 			json_t *e = json_array_get(arr, j);
-			json_t *m = a == DA_DUMPS ? json_object_get(e, "m") : e;
+			json_t *m = a == DA_DUMPS ? json_array_get(e, 0) : e;
 			get_fields(c, m, v + j * sz, rep_dg_arrs[a].table, elem_base(b, r, a, j),
 				   &r->arr[a][j]);
 			r->narr[a] = j + 1;
 			if (a == DA_DUMPS) {
 				struct rep_dump *d = (struct rep_dump *)(v + j * sz);
-				get_stack(c, json_object_get(e, "frames"), &d->frames, &d->nframes);
-				get_stack(c, json_object_get(e, "py"), &d->py, &d->npy);
+				json_int_t bf, bp;
+				stack_base(b, r, j, &bf, &bp);
+				r->stk[2 * j] = stack_at(e, 1, bf);
+				r->stk[2 * j + 1] = stack_at(e, 2, bp);
+				get_stack(c, r->stk[2 * j], &d->frames, &d->nframes);
+				get_stack(c, r->stk[2 * j + 1], &d->py, &d->npy);
 			}
 		}
 		ht_dg_arr_set(p, a, v, n);

@@ -187,6 +187,7 @@ struct wproc {
 	struct rep_dval *ph[HT_PHASE_COUNT], *ver[REP_VER_COUNT];
 	struct rep_dval **arr[DA_N];
 	size_t narr[DA_N];
+	json_int_t *stk;	/* its dumps' stacks: frames and py of each, -1 none */
 	char **texts;		/* its quoted lines, in the order of their indices */
 	size_t *tlen;
 	unsigned char *depth;	/* how many deltas make each (0: whole) */
@@ -526,6 +527,17 @@ static const struct rep_dval *elem_base(const struct wproc *b, const struct wpro
 	return j > 0 ? r->arr[a][j - 1] : NULL;
 }
 
+/* The stacks (frames, py) of dump j's base: the base's dump j, else the
+ * record's dump before it; -1 none. */
+static void stack_base(const struct wproc *b, const struct wproc *r, size_t j, json_int_t *fr,
+		       json_int_t *py)
+{
+	const json_int_t *s = b != NULL && j < b->narr[DA_DUMPS] ? &b->stk[2 * j]
+			      : j > 0 ? &r->stk[2 * (j - 1)] : NULL;
+	*fr = s != NULL ? s[0] : -1;
+	*py = s != NULL ? s[1] : -1;
+}
+
 /* The length of the first member of a quoted line ({"t":"...",). */
 static size_t head_len(const char *s)
 {
@@ -648,6 +660,8 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 			continue;
 		int t = rep_dg_arrs[a].table;
 		r->arr[a] = ht_dg_slab_alloc(&r->a, cnt * sizeof(*r->arr[a]));
+		if (a == DA_DUMPS)
+			r->stk = ht_dg_slab_alloc(&r->a, 2 * cnt * sizeof(*r->stk));
 		json_t *arr = json_array();
 		for (size_t j = 0; j < cnt; j++) {
 			const void *rec = v + j * rep_dg_arrs[a].size;
@@ -657,15 +671,20 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 			w->unquoted = false;
 			r->narr[a] = j + 1;
 			if (a == DA_DUMPS) {
+				/* [m, frames, py], the stacks left out from the end
+				 * where they are the base dump's */
 				const struct rep_dump *d = rec;
-				json_t *e = json_object();
-				json_object_set_new(e, "m", m);
-				if (d->frames != NULL)
-					json_object_set_new(e, "frames",
-							    json_integer(stack_index(w, d->frames, d->nframes)));
-				if (d->py != NULL)
-					json_object_set_new(e, "py",
-							    json_integer(stack_index(w, d->py, d->npy)));
+				json_int_t fr = d->frames != NULL ? stack_index(w, d->frames, d->nframes) : -1;
+				json_int_t py = d->py != NULL ? stack_index(w, d->py, d->npy) : -1, bf, bp;
+				stack_base(b, r, j, &bf, &bp);
+				r->stk[2 * j] = fr;
+				r->stk[2 * j + 1] = py;
+				json_t *e = json_array();
+				json_array_append_new(e, m);
+				if (fr != bf || py != bp)
+					json_array_append_new(e, json_integer(fr));
+				if (py != bp)
+					json_array_append_new(e, json_integer(py));
 				m = e;
 			}
 			json_array_append_new(arr, m);
