@@ -14,7 +14,7 @@
 # take turns among the other 62 sources. The input is kept under
 # $B/bench/million-NODES and reused while dg_replicate (the reader and the
 # writer linked in it) and the parameters are the same (its .complete
-# marker says which); it is about 60 KB a node (7.7 GB at 131,072 nodes)
+# marker says which); it is about 13 KB a node (1.7 GB at 131,072 nodes)
 # and takes a few minutes on 2 cores.
 #
 # First, at 64 nodes (a second): dg_replicate --identity over the sources
