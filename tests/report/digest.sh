@@ -142,6 +142,22 @@ printf '{"digest":"hangtrace-digest/9"}\n' >"$T/other.dg"
 check "a digest of another format: exit 2" test $? = 2
 check "a digest of another format: said so, with the format it names" \
 	grep -q 'other.dg: not a digest of format hangtrace-digest/3 (its first line says "hangtrace-digest/9")' "$T/other.err"
+# Digests through a pipe or as standard input (-): read as they come, the
+# quoted lines kept; the report of the file. What is not a digest there
+# is said, naming what a stream may hold.
+cat "$T/missing_rank/all.dg" | "$HT" report --json - >"$T/piped.out" 2>"$T/piped.err"
+check "digests through a pipe (-): the report over their file" \
+	cmp -s "$T/piped.out" "$T/missing_rank/dg.json.out"
+"$HT" report --json /dev/stdin <"$T/missing_rank/all.dg" >"$T/stdin.out" 2>/dev/null
+check "digests as standard input redirected from their file: the report over it" \
+	cmp -s "$T/stdin.out" "$T/missing_rank/dg.json.out"
+cat "$T/missing_rank/all.dg" | "$HT" digest - | "$HT" report --json - >"$T/pipe2.out" 2>/dev/null
+check "digests merged from a pipe into a pipe: the report over their file" \
+	cmp -s "$T/pipe2.out" "$T/missing_rank/dg.json.out"
+echo '{"t":"header"}' | "$HT" report - >/dev/null 2>"$T/notdg.err"
+check "a stream of no digest: exit 2" test $? = 2
+check "a stream of no digest: said, with what a stream may hold" \
+	grep -q -- '-: read as it comes (not a file or a folder), and no digest of format hangtrace-digest/3 in it' "$T/notdg.err"
 # "xat" says where the quoted lines begin: a wrong one is said, the rest read.
 sed 's/"xat":\([0-9]*\)/"xat":1\1/' "$T/missing_rank/all.dg" >"$T/xat.dg"
 sed -n 1p "$T/healthy/all.dg" >>"$T/xat.dg"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -39,24 +40,42 @@ void ht_rep_analyse(struct rep_job *job)
 	ht_rep_rules_stacks(job);
 }
 
+/* A pipe, a socket or a terminal (or "-", standard input): read once,
+ * as it comes, so only as digests (a folder of traces is read from disk). */
+static bool is_stream(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+					 S_ISCHR(st.st_mode));
+}
+
 void ht_rep_add_inputs(struct rep_job *job, char *const *paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *what = "no *.jsonl trace files in it";
+		const char *path = strcmp(paths[i], "-") == 0 ? "/dev/stdin" : paths[i];
 		int r;
-		if (ht_rep_is_digest(paths[i])) {
-			r = ht_rep_add_digest(job, paths[i]);
+		if (is_stream(path)) {
+			r = ht_rep_add_digest(job, path);
+			if (r == -EINVAL || r == 0) {
+				warnx("%s: read as it comes (not a file or a folder), and no digest of "
+				      "format %s in it: give a stream only digests (hangtrace digest), "
+				      "trace folders by their path", paths[i], HT_DIGEST_FORMAT);
+				continue;
+			}
+		} else if (ht_rep_is_digest(path)) {
+			r = ht_rep_add_digest(job, path);
 			what = "no digest in it";
 			if (r == -EINVAL) {
 				char says[64];
-				ht_rep_digest_says(paths[i], says, sizeof(says));
+				ht_rep_digest_says(path, says, sizeof(says));
 				warnx("%s: not a digest of format %s (its first line says \"%s\"): digest its "
 				      "traces again with this hangtrace (%s)", paths[i], HT_DIGEST_FORMAT,
 				      says, HT_VERSION);
 				continue;
 			}
 		} else {
-			r = ht_rep_add_path(job, paths[i]);
+			r = ht_rep_add_path(job, path);
 		}
 		if (r < 0)
 			warnx("%s: %s", paths[i], strerror(-r));
@@ -92,7 +111,9 @@ static const char usage[] =
 	"    ranks stalled, identical stacks merged, the blamed first, then the odd one\n"
 	"    out. A DIR may also be a single trace file, or a file of digests (hangtrace\n"
 	"    digest: one a line), alone or mixed with folders, in any order: the report is\n"
-	"    the one the traces they digest would give.\n"
+	"    the one the traces they digest would give. Digests may also come through a\n"
+	"    pipe, or standard input as -:\n"
+	"        srun --ntasks-per-node=1 hangtrace digest DIR | hangtrace report -\n"
 	"\n"
 	"OPTIONS\n"
 	"    --json               print one JSON object (format hangtrace-report/1) instead\n"
