@@ -173,6 +173,22 @@ START_TEST(test_mask)
 }
 END_TEST
 
+/* "xat": the place of "x" once its own digits are in the line, across
+ * the lengths where they grow (9 to 10, 99 to 100, ...). */
+START_TEST(test_xat)
+{
+	for (size_t len = 4; len < 2000000; len += len < 1100 ? 1 : len < 11000 ? 7 : 997) {
+		size_t at = ht_dg_xat(len), d = 0;
+		for (size_t v = at; v > 0; v /= 10)
+			d++;
+		ck_assert_uint_eq(at, len - 2 + d);
+	}
+	ck_assert_uint_eq(ht_dg_xat(100), 101);	/* 100 + 3 - 2 */
+	ck_assert_uint_eq(ht_dg_xat(99), 99);
+	ck_assert_uint_eq(ht_dg_xat(999), 1001);
+}
+END_TEST
+
 /* The report's text of job (read and analysed here). */
 static char *text_of(struct rep_job *job)
 {
@@ -253,6 +269,7 @@ static Suite *make(void)
 	TCase *t = tcase_create("codec");
 	tcase_add_test(t, test_micros);
 	tcase_add_test(t, test_mask);
+	tcase_add_test(t, test_xat);
 	tcase_add_test(t, test_text_delta);
 	tcase_add_test(t, test_text_whole);
 	tcase_add_test(t, test_blocks);

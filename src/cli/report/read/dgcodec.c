@@ -91,6 +91,18 @@ const size_t *ht_dg_locs(int t, size_t *n)
 	return locs[t];
 }
 
+size_t ht_dg_xat(size_t len)
+{
+	/* at = len - 2 + (the digits of at) */
+	for (size_t d = 1;; d++) {
+		size_t at = len - 2 + d, n = 1;
+		for (size_t v = at; v >= 10; v /= 10)
+			n++;
+		if (n == d)
+			return at;
+	}
+}
+
 /* ---- which members a record gives ------------------------------------------------------ */
 
 void ht_dg_mask_write(const bool *given, size_t n, char *out)

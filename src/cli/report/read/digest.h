@@ -290,6 +290,9 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
  * written against (rep_dg_pairs), or -1. */
 #define DG_MAX_MEMBERS 128
 const int *ht_dg_pairs(int t);
+/* Where "x" goes in a digest whose records, written with "xat":0, are
+ * len bytes: at root's last byte, '}', once xat's digits replace the 0. */
+size_t ht_dg_xat(size_t len);
 /* The offsets of table t's locations (FT_LOC members), *n of them. */
 const size_t *ht_dg_locs(int t, size_t *n);
 /* A record's members given ([MASK, value, ...]): MASK the hex digits

@@ -711,38 +711,20 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 	return o;
 }
 
-static int digits(size_t v)
-{
-	int d = 1;
-	while (v >= 10) {
-		v /= 10;
-		d++;
-	}
-	return d;
-}
-
 /* Writes root, its member "xat" the place of the member "x" (xs), which
  * comes last: a reader that reads the records only parses no quoted line. */
 static int write_doc(json_t *root, json_t *xs, FILE *f)
 {
+	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":0,";
 	char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);	/* ("xat": 0) */
 	char *xt = json_dumps(xs, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (s == NULL || xt == NULL) {
-		free(s);
-		free(xt);
-		return -1;
-	}
-	/* root's last byte, '}', is where "x" goes: at len - 1 once "xat"'s
-	 * one digit (0) is its own. */
-	size_t len = strlen(s), at = len - 2 + 1;
-	for (int d = 1; digits(at) != d; d++)
-		at = len - 2 + (size_t)d + 1;
-	json_object_set_new(root, "xat", json_integer((json_int_t)at));
-	free(s);
-	s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	int rc = s != NULL && strlen(s) == at + 1 && s[at] == '}' ? 0 : -1;
-	if (rc == 0 && (fwrite(s, 1, at, f) != at || fputs(",\"x\":", f) == EOF ||
-			fputs(xt, f) == EOF || fputs("}\n", f) == EOF))
+	size_t len = s != NULL ? strlen(s) : 0, h = sizeof(head) - 3;	/* (up to the 0) */
+	int rc = s != NULL && xt != NULL && len > sizeof(head) && memcmp(s, head, h + 2) == 0 &&
+			 s[len - 1] == '}' ? 0 : -1;
+	size_t at = ht_dg_xat(len);
+	if (rc == 0 && (fwrite(s, 1, h, f) != h || fprintf(f, "%zu", at) < 0 ||
+			fwrite(s + h + 1, 1, len - h - 2, f) != len - h - 2 ||
+			fputs(",\"x\":", f) == EOF || fputs(xt, f) == EOF || fputs("}\n", f) == EOF))
 		rc = -1;
 	free(s);
 	free(xt);
