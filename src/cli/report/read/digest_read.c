@@ -153,9 +153,9 @@ void ht_rep_digest_prepare(struct rep_job *job)
 	dgset(job)->writing = true;
 }
 
-/* Keeps a digest's line (s, n bytes; own: a buffer of its own, else in a
- * buffer of the set; xpos: its place in the file path, -1 when it cannot
- * be read there again) to be read with the others (digest_parse). */
+/* Keeps a digest's line (s, n bytes; own: a buffer of its own, else in the
+ * block being read; xpos: its place in the file path, -1 when it cannot
+ * be read there again) to be read with the others of the block. */
 static void add_doc(struct rep_dgset *g, const char *path, size_t line, const char *s, size_t n,
 		    char *own, int64_t xpos)
 {
