@@ -91,6 +91,14 @@ const size_t *ht_dg_locs(int t, size_t *n)
 	return locs[t];
 }
 
+void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, size_t j,
+		      json_int_t *fr, json_int_t *py)
+{
+	const json_int_t *s = bs != NULL && j < nb ? &bs[2 * j] : j > 0 ? &rs[2 * (j - 1)] : NULL;
+	*fr = s != NULL ? s[0] : -1;
+	*py = s != NULL ? s[1] : -1;
+}
+
 size_t ht_dg_xat(size_t len)
 {
 	/* at = len - 2 + (the digits of at) */

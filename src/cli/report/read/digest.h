@@ -293,6 +293,11 @@ const int *ht_dg_pairs(int t);
 /* Where "x" goes in a digest whose records, written with "xat":0, are
  * len bytes: at root's last byte, '}', once xat's digits replace the 0. */
 size_t ht_dg_xat(size_t len);
+/* The stacks (frames, py; -1 none) of dump j's base, for the writer and
+ * the reader alike: the base record's dump j (of its nb, stacks at bs),
+ * else the record's own dump before it (stacks at rs), else none. */
+void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, size_t j,
+		      json_int_t *fr, json_int_t *py);
 /* The offsets of table t's locations (FT_LOC members), *n of them. */
 const size_t *ht_dg_locs(int t, size_t *n);
 /* A record's members given ([MASK, value, ...]): MASK the hex digits

@@ -710,16 +710,6 @@ static void make_stacks(struct dctx *c)
 		c->stacks[i] = stack_of(c, json_array_get(st, i), &c->nstack[i]);
 }
 
-/* The stacks (frames, py) of dump j's base (as digest_write.c). */
-static void stack_base(const struct rproc *b, const struct rproc *r, size_t j, json_int_t *fr,
-		       json_int_t *py)
-{
-	const json_int_t *s = b != NULL && j < b->narr[DA_DUMPS] ? &b->stk[2 * j]
-			      : j > 0 ? &r->stk[2 * (j - 1)] : NULL;
-	*fr = s != NULL ? s[0] : -1;
-	*py = s != NULL ? s[1] : -1;
-}
-
 /* Element k of dump e ([m, frames, py]): a stack's index, -1 none; left
  * out, the base's (dflt). */
 static json_int_t stack_at(json_t *e, size_t k, json_int_t dflt)
@@ -952,7 +942,8 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 			if (a == DA_DUMPS) {
 				struct rep_dump *d = (struct rep_dump *)(v + j * sz);
 				json_int_t bf, bp;
-				stack_base(b, r, j, &bf, &bp);
+				ht_dg_stack_base(b != NULL ? b->stk : NULL, b != NULL ? b->narr[a] : 0,
+						 r->stk, j, &bf, &bp);
 				r->stk[2 * j] = stack_at(e, 1, bf);
 				r->stk[2 * j + 1] = stack_at(e, 2, bp);
 				get_stack(c, r->stk[2 * j], &d->frames, &d->nframes);

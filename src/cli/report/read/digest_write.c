@@ -362,7 +362,7 @@ static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t,
 }
 
 /* The members of vals that differ from b's (NULL: none known):
- * [index, value, ...]. */
+ * [MASK, value, ...] (digest.h). */
 static json_t *delta_json(int t, const struct rep_dval *vals,
 			  const struct rep_dval *b)
 {
@@ -527,17 +527,6 @@ static const struct rep_dval *elem_base(const struct wproc *b, const struct wpro
 	return j > 0 ? r->arr[a][j - 1] : NULL;
 }
 
-/* The stacks (frames, py) of dump j's base: the base's dump j, else the
- * record's dump before it; -1 none. */
-static void stack_base(const struct wproc *b, const struct wproc *r, size_t j, json_int_t *fr,
-		       json_int_t *py)
-{
-	const json_int_t *s = b != NULL && j < b->narr[DA_DUMPS] ? &b->stk[2 * j]
-			      : j > 0 ? &r->stk[2 * (j - 1)] : NULL;
-	*fr = s != NULL ? s[0] : -1;
-	*py = s != NULL ? s[1] : -1;
-}
-
 /* The length of the first member of a quoted line ({"t":"...",). */
 static size_t head_len(const char *s)
 {
@@ -549,10 +538,6 @@ static size_t head_len(const char *s)
  * a big digest makes it at once). */
 #define CHAIN 24
 
-/* Quoted line i of r: as it changes the line at the same place of its
- * base, when that is less than half the line; else as it changes the line
- * of the base or an earlier one of its own of the same type that takes
- * least; else whole. */
 /* A quoted line written as a change d: [d] of the base's line at its
  * place, [d, J] of the base's line J, [d, -1 - J] of its own line J. */
 static json_t *delta_entry(json_t *d, json_int_t from, bool own)
@@ -564,6 +549,10 @@ static json_t *delta_entry(json_t *d, json_int_t from, bool own)
 	return e;
 }
 
+/* Quoted line i of r: as it changes the line at the same place of its
+ * base, when that is less than half the line; else as it changes the line
+ * of the base or an earlier one of its own of the same type that takes
+ * least; else whole. */
 static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 {
 	const char *cur = r->texts[i];
@@ -578,8 +567,9 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 		if (d == NULL)
 			r->depth[i] = 0;
 	}
-	const char *how = NULL;
-	size_t from = 0, h = head_len(cur);
+	json_int_t from = -1;	/* the line changed: -1 the base's at i (or none) */
+	bool from_own = false;	/* its own line from, else the base's */
+	size_t h = head_len(cur);
 	for (int own = 0; own < 2; own++) {
 		const struct wproc *q = own ? r : b;
 		size_t n = q == NULL ? 0 : own ? i : q->ntexts;
@@ -593,8 +583,8 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 				json_decref(d);
 				d = e;
 				best = sz + 12;
-				how = own ? "o" : "i";
-				from = j;
+				from_own = own;
+				from = (json_int_t)j;
 				r->depth[i] = (unsigned char)(q->depth[j] + 1);
 			} else {
 				json_decref(e);
@@ -602,7 +592,7 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 		}
 	}
 	if (d != NULL)
-		return delta_entry(d, how != NULL ? (json_int_t)from : -1, how != NULL && how[0] == 'o');
+		return delta_entry(d, from, from_own);
 	d = json_stringn(cur, len);
 	return d != NULL ? d : json_stringn_nocheck(cur, len);
 }
@@ -676,7 +666,8 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 				const struct rep_dump *d = rec;
 				json_int_t fr = d->frames != NULL ? stack_index(w, d->frames, d->nframes) : -1;
 				json_int_t py = d->py != NULL ? stack_index(w, d->py, d->npy) : -1, bf, bp;
-				stack_base(b, r, j, &bf, &bp);
+				ht_dg_stack_base(b != NULL ? b->stk : NULL, b != NULL ? b->narr[a] : 0,
+						 r->stk, j, &bf, &bp);
 				r->stk[2 * j] = fr;
 				r->stk[2 * j + 1] = py;
 				json_t *e = json_array();
