@@ -32,6 +32,7 @@
 set -eu
 : "${B:?B must name the build folder}"
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/hosts.inc"
 PY=/usr/bin/python3
 nodes=${1:-131072}
 per=8
@@ -56,12 +57,7 @@ mkdir -p "$chk/rep" "$chk/hosts"
 "$B/hangtrace" report "$chk/whole" >"$chk/whole.txt" 2>&1 || true
 # ... and 16 of its nodes, the straggler on the 9th, replicated into 64.
 "$PY" "$root/bench/gen_traces.py" "$chk/src" --ranks 128 --vary --world-size 512 --stuck 65 >/dev/null
-for f in "$chk/src"/*.jsonl; do
-	h=$(basename "$f")
-	h=${h%%.*}
-	mkdir -p "$chk/hosts/$h"
-	ln -sf "$f" "$chk/hosts/$h/"
-done
+host_folders "$chk/src" "$chk/hosts"
 : >"$chk/cli.dg"
 for h in "$chk/hosts"/*; do "$B/hangtrace" digest "$h" >>"$chk/cli.dg"; done
 "$rep" --identity -o "$chk/identity.dg" "$chk/src"

@@ -11,6 +11,7 @@
 set -eu
 : "${B:?B must name the build folder}"
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/hosts.inc"
 PY=/usr/bin/python3
 sizes=${*:-4096 16384}
 [ -x /usr/bin/time ] || { echo "digest_scale: /usr/bin/time is missing (apt-get install time)"; exit 0; }
@@ -38,13 +39,7 @@ for n in $sizes; do
 	dg=$B/bench/vary-$n.digests
 	rm -rf "$dg.d"
 	mkdir -p "$dg.d"
-	# One folder per host, as a node's local disk holds them.
-	for f in "$dir"/*.jsonl; do
-		h=$(basename "$f")
-		h=${h%%.*}
-		mkdir -p "$dg.d/$h"
-		ln -sf "$f" "$dg.d/$h/"
-	done
+	host_folders "$dir" "$dg.d"
 	first=$(ls -d "$dg.d"/* | head -n 1)
 	set -- $(best "$B/hangtrace" digest "$first" -o "$B/bench/one.dg")
 	one=$1
