@@ -173,6 +173,125 @@ START_TEST(test_mask)
 }
 END_TEST
 
+/* v written as VLQ digits and read back, all of them taken. */
+static void vlq_back(int64_t v)
+{
+	struct rep_buf b = { 0 };
+	ht_dg_vlq_put(&b, v);
+	const char *p = b.s;
+	int64_t got;
+	ck_assert_msg(ht_dg_vlq_get(&p, b.s + b.n, &got) && got == v && p == b.s + b.n,
+		      "%lld as %.*s", (long long)v, (int)b.n, b.s);
+	ck_assert_uint_le(b.n, 13);
+	ht_rep_buf_free(&b);
+}
+
+/* Integers as the source maps' VLQ digits: the small ones one digit, the
+ * sign in the first; every width, both ends of 64 bits; what is not a
+ * digit, a last digit that says more follow, and a 14th digit refused. */
+START_TEST(test_vlq)
+{
+	static const struct {
+		int64_t v;
+		const char *s;
+	} known[] = { { 0, "A" }, { 1, "C" }, { -1, "D" }, { 15, "e" }, { -15, "f" },
+		      { 16, "gB" }, { -16, "hB" }, { 511, "+f" }, { 512, "ggB" } };
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		struct rep_buf b = { 0 };
+		ht_dg_vlq_put(&b, known[i].v);
+		ck_assert_str_eq(b.s, known[i].s);
+		ht_rep_buf_free(&b);
+	}
+	for (int bit = 0; bit < 63; bit++) {
+		int64_t x = (int64_t)1 << bit;
+		vlq_back(x);
+		vlq_back(-x);
+		vlq_back(x - 1);
+		vlq_back(1 - x);
+	}
+	vlq_back(INT64_MAX);
+	vlq_back(INT64_MIN);
+	vlq_back(1700000001956539LL);
+	int64_t v;
+	const char *bad[] = { "", "g", "~", "gggggggggggggB" /* 14 digits */ };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *p = bad[i];
+		ck_assert_msg(!ht_dg_vlq_get(&p, bad[i] + strlen(bad[i]), &v), "%s", bad[i]);
+		ck_assert_ptr_eq(p, bad[i]);
+	}
+	const char *two = "CD", *p = two;	/* two numbers, one at a time */
+	ck_assert(ht_dg_vlq_get(&p, two + 2, &v) && v == 1 && p == two + 1);
+	ck_assert(ht_dg_vlq_get(&p, two + 2, &v) && v == -1 && p == two + 2);
+}
+END_TEST
+
+/* Each kind of token written and read back, one after the other as a
+ * record's values are; the format's example; cut or wrong tokens refused. */
+START_TEST(test_tokens)
+{
+	static const char str[] = "say \"hi\"\\ \xc3\xa9t\xc3\xa9, (x) ~!";
+	struct rep_dgtok in[] = {
+		{ .k = DT_INT, .i = -596449 }, { .k = DT_NONE }, { .k = DT_TRUE },
+		{ .k = DT_REAL, .d = 0.1234567 }, { .k = DT_REAL, .d = INFINITY },
+		{ .k = DT_REAL, .d = -INFINITY }, { .k = DT_REAL, .d = -1.5e-300 },
+		{ .k = DT_STR, .s = str, .len = sizeof(str) - 1 }, { .k = DT_STR, .s = "", .len = 0 },
+		{ .k = DT_LOC, .i = 19, .text = -1, .file = -1 },
+		{ .k = DT_LOC, .i = 4294967295LL, .text = 7, .file = 12 },
+		{ .k = DT_INT, .i = 0 },
+	};
+	size_t n = sizeof(in) / sizeof(in[0]);
+	struct rep_buf b = { 0 };
+	for (size_t i = 0; i < n; i++)
+		ht_dg_tok_put(&b, &in[i]);
+	const char *p = b.s, *end = b.s + b.n;
+	for (size_t i = 0; i < n; i++) {
+		struct rep_dgtok t;
+		ck_assert_msg(ht_dg_tok_get(&p, end, &t), "token %zu", i);
+		ck_assert_int_eq(t.k, in[i].k);
+		switch (t.k) {
+		case DT_INT:
+			ck_assert_int_eq(t.i, in[i].i);
+			break;
+		case DT_REAL:
+			ck_assert(memcmp(&t.d, &in[i].d, sizeof(t.d)) == 0);
+			break;
+		case DT_STR:
+			ck_assert_uint_eq(t.len, in[i].len);
+			ck_assert(memcmp(t.s, in[i].s, t.len) == 0);
+			break;
+		case DT_LOC:
+			ck_assert_int_eq(t.i, in[i].i);
+			ck_assert_int_eq(t.text, in[i].text);
+			ck_assert_int_eq(t.file, in[i].file);
+			break;
+		default:
+			break;
+		}
+	}
+	ck_assert_ptr_eq(p, end);
+	ht_rep_buf_free(&b);
+
+	/* doc/trace-format.md's example: members 1 and 3, "slurm" and 4. */
+	bool given[8] = { false, true, false, true };
+	char m[DG_MASK_MAX + 1];
+	ht_dg_mask_write(given, 8, m);
+	ht_rep_buf_add(&b, m);
+	ht_rep_buf_add(&b, ":");
+	ht_dg_tok_put(&b, &(struct rep_dgtok){ .k = DT_STR, .s = "slurm", .len = 5 });
+	ht_dg_tok_put(&b, &(struct rep_dgtok){ .k = DT_INT, .i = 4 });
+	ck_assert_str_eq(b.s, "a:'KslurmI");
+	ht_rep_buf_free(&b);
+
+	const char *bad[] = { "", "'K", "'Kslur", "'D", "(CA", "(C)", "(CAC", ".1.5", ".;", ".x;",
+			      ".1e5x;", "g", "\"" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct rep_dgtok t;
+		const char *q = bad[i];
+		ck_assert_msg(!ht_dg_tok_get(&q, bad[i] + strlen(bad[i]), &t), "%s", bad[i]);
+	}
+}
+END_TEST
+
 /* "xat": the place of "x" once its own digits are in the line, across
  * the lengths where they grow (9 to 10, 99 to 100, ...). */
 START_TEST(test_xat)
@@ -269,6 +388,8 @@ static Suite *make(void)
 	TCase *t = tcase_create("codec");
 	tcase_add_test(t, test_micros);
 	tcase_add_test(t, test_mask);
+	tcase_add_test(t, test_vlq);
+	tcase_add_test(t, test_tokens);
 	tcase_add_test(t, test_xat);
 	tcase_add_test(t, test_text_delta);
 	tcase_add_test(t, test_text_whole);

@@ -136,12 +136,12 @@ check "a part lost: said, with how many came" grep -q "lost.dg: digest .*: [0-9]
 # What is not a digest is said so; a digest is one JSON line of its format.
 check "a digest is one line" test "$(wc -l <"$T/missing_rank/all.dg")" = 1
 check "a digest names its format first" \
-	grep -q '^{"digest":"hangtrace-digest/3",' "$T/missing_rank/all.dg"
+	grep -q '^{"digest":"hangtrace-digest/4",' "$T/missing_rank/all.dg"
 printf '{"digest":"hangtrace-digest/9"}\n' >"$T/other.dg"
 "$HT" report "$T/other.dg" >/dev/null 2>"$T/other.err"
 check "a digest of another format: exit 2" test $? = 2
 check "a digest of another format: said so, with the format it names" \
-	grep -q 'other.dg: not a digest of format hangtrace-digest/3 (its first line says "hangtrace-digest/9")' "$T/other.err"
+	grep -q 'other.dg: not a digest of format hangtrace-digest/4 (its first line says "hangtrace-digest/9")' "$T/other.err"
 # Digests through a pipe or as standard input (-): read as they come, the
 # quoted lines kept; the report of the file. What is not a digest there
 # is said, naming what a stream may hold.
@@ -157,7 +157,7 @@ check "digests merged from a pipe into a pipe: the report over their file" \
 echo '{"t":"header"}' | "$HT" report - >/dev/null 2>"$T/notdg.err"
 check "a stream of no digest: exit 2" test $? = 2
 check "a stream of no digest: said, with what a stream may hold" \
-	grep -q -- '-: read as it comes (not a file or a folder), and no digest of format hangtrace-digest/3 in it' "$T/notdg.err"
+	grep -q -- '-: read as it comes (not a file or a folder), and no digest of format hangtrace-digest/4 in it' "$T/notdg.err"
 # "xat" says where the quoted lines begin: a wrong one is said, the rest read.
 sed 's/"xat":\([0-9]*\)/"xat":1\1/' "$T/missing_rank/all.dg" >"$T/xat.dg"
 sed -n 1p "$T/healthy/all.dg" >>"$T/xat.dg"

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,150 @@ bool ht_dg_mask_read(const char *s, size_t len, size_t n, uint16_t *pos, size_t 
 	}
 	*nvals = j - 1;
 	return len > 0;
+}
+
+/* ---- a member's value as one token ------------------------------------------------ */
+
+static const char vlq_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void ht_dg_vlq_put(struct rep_buf *b, int64_t v)
+{
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char out[16];
+	size_t n = 0;
+	unsigned d = (unsigned)(m & 15) << 1 | (v < 0);
+	for (m >>= 4;; m >>= 5) {
+		out[n++] = vlq_digits[d | (m != 0 ? 32 : 0)];
+		if (m == 0)
+			break;
+		d = (unsigned)(m & 31);
+	}
+	ht_rep_buf_addn(b, out, n);
+}
+
+/* A VLQ digit's value, -1 for what is none. */
+static int vlq_val(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z'   ? c - 'A'
+	       : c >= 'a' && c <= 'z' ? c - 'a' + 26
+	       : c >= '0' && c <= '9' ? c - '0' + 52
+	       : c == '+'	      ? 62
+	       : c == '/'	      ? 63
+				      : -1;
+}
+
+bool ht_dg_vlq_get(const char **p, const char *end, int64_t *v)
+{
+	const char *s = *p;
+	uint64_t m = 0;
+	bool neg = false;
+	for (unsigned shift = 0, k = 0;; k++) {
+		int d = s < end ? vlq_val((unsigned char)*s) : -1;
+		if (d < 0 || shift >= 64)	/* (13 digits hold 64 bits) */
+			return false;
+		s++;
+		if (k == 0) {
+			neg = d & 1;
+			m = (uint64_t)(d >> 1 & 15);
+			shift = 4;
+		} else {
+			m |= (uint64_t)(d & 31) << shift;
+			shift += 5;
+		}
+		if (!(d & 32))
+			break;
+	}
+	*v = (int64_t)(neg ? 0 - m : m);
+	*p = s;
+	return true;
+}
+
+void ht_dg_tok_put(struct rep_buf *b, const struct rep_dgtok *t)
+{
+	switch (t->k) {
+	case DT_INT:
+		ht_dg_vlq_put(b, t->i);
+		break;
+	case DT_REAL:
+		if (isinf(t->d))
+			ht_rep_buf_add(b, t->d > 0 ? ".inf;" : ".-inf;");
+		else
+			ht_rep_buf_printf(b, ".%.17g;", t->d);
+		break;
+	case DT_STR:
+		ht_rep_buf_addn(b, "'", 1);
+		ht_dg_vlq_put(b, (int64_t)t->len);
+		ht_rep_buf_addn(b, t->s, t->len);
+		break;
+	case DT_LOC:
+		ht_rep_buf_addn(b, "(", 1);
+		ht_dg_vlq_put(b, t->i);
+		ht_dg_vlq_put(b, t->text);
+		if (t->file >= 0)
+			ht_dg_vlq_put(b, t->file);
+		ht_rep_buf_addn(b, ")", 1);
+		break;
+	case DT_TRUE:
+		ht_rep_buf_addn(b, "!", 1);
+		break;
+	default:
+		ht_rep_buf_addn(b, "~", 1);
+		break;
+	}
+}
+
+bool ht_dg_tok_get(const char **p, const char *end, struct rep_dgtok *t)
+{
+	const char *s = *p;
+	if (s >= end)
+		return false;
+	*t = (struct rep_dgtok){ .k = *s, .file = -1 };
+	switch (*s) {
+	case DT_NONE:
+	case DT_TRUE:
+		s++;
+		break;
+	case DT_REAL: {
+		const char *e = memchr(s + 1, ';', (size_t)(end - s - 1));
+		char num[64];
+		size_t n = e != NULL ? (size_t)(e - s - 1) : sizeof(num);
+		if (n == 0 || n >= sizeof(num))
+			return false;
+		memcpy(num, s + 1, n);
+		num[n] = '\0';
+		char *rest;
+		t->d = strtod(num, &rest);
+		if (*rest != '\0')
+			return false;
+		s = e + 1;
+		break;
+	}
+	case DT_STR: {
+		int64_t n;
+		s++;
+		if (!ht_dg_vlq_get(&s, end, &n) || n < 0 || n > end - s)
+			return false;
+		t->s = s;
+		t->len = (size_t)n;
+		s += n;
+		break;
+	}
+	case DT_LOC:
+		s++;
+		if (!ht_dg_vlq_get(&s, end, &t->i) || !ht_dg_vlq_get(&s, end, &t->text) ||
+		    (s < end && *s != ')' && !ht_dg_vlq_get(&s, end, &t->file)) || s >= end ||
+		    *s != ')')
+			return false;
+		s++;
+		break;
+	default:
+		t->k = DT_INT;
+		if (!ht_dg_vlq_get(&s, end, &t->i))
+			return false;
+		break;
+	}
+	*p = s;
+	return true;
 }
 
 /* ---- a quoted line as the members it changes ---------------------------------------- */

@@ -6,10 +6,11 @@
  * read back are one list. doc/trace-format.md ("Digests") describes them.
  *
  * A record is written as the members that differ from its base's (the
- * record at the same place of an earlier process, digest_write.c), each
- * as its index in its table and its value (struct rep_dval): an integer
+ * record at the same place of an earlier process, digest_write.c): a
+ * mask of their places in its table, then each value (struct rep_dval)
+ * as one token (struct rep_dgtok): an integer
  * or a time in whole microseconds as what is added to the base's, a mono
- * time against its line's wall time (rep_dg_pairs), null for a member
+ * time against its line's wall time (rep_dg_pairs), none for a member
  * that holds its type's "unknown" where the base's did not (an int64_t
  * REP_UNKNOWN, a double NaN, a NULL string, a false bool, a location
  * without a line, a zero uint32_t, uint64_t or char). Read back against
@@ -186,8 +187,8 @@ static const struct rep_fd rep_dg_buildlock[] = {
 	FD(rep_buildlock, ts), FD(rep_buildlock, loc),
 };
 
-/* The tables: a record's members are [index, value, ...], index the
- * member's place in its table. A format's tables only grow at their ends
+/* The tables: a record's members are "MASK:VALUES", bit i of MASK the
+ * member at place i of its table. A format's tables only grow at their ends
  * (a reader passes over members past the end of its own); a member
  * removed or moved is a new format (HT_DIGEST_FORMAT). */
 enum rep_dgtab_id { DG_PROC, DG_PHASE, DG_VERSION, DG_CONNECT, DG_LISTEN, DG_BINDFAIL, DG_STORE, DG_RESOLVE, DG_CUDA_ERR, DG_COMM, DG_COLL, DG_CALL, DG_DUMP, DG_CHKLINE, DG_CHECKFACTS, DG_IBPROB, DG_BUILDLOCK, DG_NTABLES };
@@ -300,9 +301,10 @@ void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, siz
 		      json_int_t *fr, json_int_t *py);
 /* The offsets of table t's locations (FT_LOC members), *n of them. */
 const size_t *ht_dg_locs(int t, size_t *n);
-/* A record's members given ([MASK, value, ...]): MASK the hex digits
- * (most significant first, no leading 0) of the bits of the members
- * given, member i bit i, their values after it in the members' order. */
+/* A record's members given ("MASK:VALUES"): MASK the hex digits (most
+ * significant first, no leading 0) of the bits of the members given,
+ * member i bit i, their values after the colon in the members' order,
+ * each one token (struct rep_dgtok). */
 #define DG_MASK_MAX (DG_MAX_MEMBERS / 4 + 1)
 /* The mask of given[0 .. n) into out (DG_MASK_MAX + 1 bytes); "" if none. */
 void ht_dg_mask_write(const bool *given, size_t n, char *out);
@@ -310,6 +312,31 @@ void ht_dg_mask_write(const bool *given, size_t n, char *out);
  * in the record's array (1 ...), 0 when not given; *nvals the values it
  * names, members past n (a later format's) among them. False: not a mask. */
 bool ht_dg_mask_read(const char *s, size_t len, size_t n, uint16_t *pos, size_t *nvals);
+/* A value as a record's members write it, one token each, each known by
+ * its first character (doc/trace-format.md, "Values"): an integer in
+ * base-64 VLQ digits (A-Z a-z 0-9 + /; the first digit's bit 0 the sign
+ * and bits 1-4 the lowest bits, each digit's bit 5 "more follow", then 5
+ * bits a digit), '~' none, '!' true, '.' a real's text up to ';', '\''
+ * a string (its length in bytes as an integer, then its bytes), '(' a
+ * location (line, text, and its file where not the record's own) up to
+ * ')'. */
+enum rep_dgtok_kind { DT_INT = 'i', DT_NONE = '~', DT_TRUE = '!', DT_REAL = '.', DT_STR = '\'',
+		      DT_LOC = '(' };
+struct rep_dgtok {
+	char k;
+	int64_t i;		/* INT; LOC: the line */
+	double d;		/* REAL */
+	const char *s;		/* STR: len bytes, not NUL-terminated */
+	size_t len;
+	int64_t text, file;	/* LOC: file -1 when the record's own */
+};
+/* v's VLQ digits onto b; the one at *p (not past end) into *v, *p after it. */
+void ht_dg_vlq_put(struct rep_buf *b, int64_t v);
+bool ht_dg_vlq_get(const char **p, const char *end, int64_t *v);
+void ht_dg_tok_put(struct rep_buf *b, const struct rep_dgtok *t);
+/* The token at *p (not past end), *p after it; false: none that reads. */
+bool ht_dg_tok_get(const char **p, const char *end, struct rep_dgtok *t);
+
 /* A quoted line (cur, len bytes, NUL-terminated) as the members it
  * changes of base (NUL-terminated), *size bytes written: NULL when it is
  * not the same members or no shorter so (it is written whole then). */

@@ -470,36 +470,35 @@ static double num_of(json_t *v)
 	return NAN;
 }
 
-/* Member f of table t from v, against its base's value bv; cur holds the
- * record's members read so far (a mono time's wall time among them). */
-static struct rep_dval dval_from(struct dctx *c, int t, int f, json_t *v, const struct rep_dval *bv,
-				 const struct rep_dval *cur, const struct rep_dval *b)
+/* Member f of table t from its token v, against its base's value bv; cur
+ * holds the record's members read so far (a mono time's wall time among
+ * them). A token not of the member's type gives none. */
+static struct rep_dval dval_from(struct dctx *c, int t, int f, const struct rep_dgtok *v,
+				 const struct rep_dval *bv, const struct rep_dval *cur,
+				 const struct rep_dval *b)
 {
 	struct rep_dval x = { .k = DV_NONE };
 	unsigned type = rep_dg_tabs[t].fd[f].type;
-	if (json_is_null(v))
-		return x;
 	switch (type) {
 	case FT_I64:
 	case FT_INT:
 	case FT_U32:
 	case FT_CHAR:
-		if (!json_is_integer(v))
+		if (v->k != DT_INT)
 			break;
 		x.k = DV_INT;
-		x.i = bv->k == DV_INT ? (int64_t)((uint64_t)bv->i + (uint64_t)json_integer_value(v))
-				      : json_integer_value(v);
+		x.i = bv->k == DV_INT ? (int64_t)((uint64_t)bv->i + (uint64_t)v->i) : v->i;
 		break;
 	case FT_U64:
-		if (json_is_integer(v)) {
+		if (v->k == DT_INT) {
 			x.k = DV_U64;
-			x.i = json_integer_value(v);
+			x.i = v->i;
 		}
 		break;
 	case FT_DBL:
-		if (json_is_integer(v)) {
+		if (v->k == DT_INT) {
 			int p = ht_dg_pairs(t)[f];
-			uint64_t n = (uint64_t)json_integer_value(v);
+			uint64_t n = (uint64_t)v->i;
 			if (p >= 0 && b != NULL && cur[p].k == DV_MICRO && b[p].k == DV_MICRO &&
 			    bv->k == DV_MICRO)
 				n += (uint64_t)bv->i + ((uint64_t)cur[p].i - (uint64_t)b[p].i);
@@ -507,30 +506,26 @@ static struct rep_dval dval_from(struct dctx *c, int t, int f, json_t *v, const 
 				n += (uint64_t)bv->i;
 			x.k = DV_MICRO;
 			x.i = (int64_t)n;
-		} else {
-			x.d = num_of(v);
-			if (!isnan(x.d))
-				x.k = ht_dg_micros(x.d, &x.i) ? DV_MICRO : DV_REAL;
+		} else if (v->k == DT_REAL && !isnan(v->d)) {
+			x.d = v->d;
+			x.k = ht_dg_micros(x.d, &x.i) ? DV_MICRO : DV_REAL;
 		}
 		break;
 	case FT_STR:
-		if (json_is_string(v)) {
+		if (v->k == DT_STR) {
 			x.k = DV_STR;
-			x.s = str_of(c, v);
+			x.s = ht_rep_intern(c->a, v->s, v->len);
 		}
 		break;
 	case FT_BOOL:
-		x.k = json_is_true(v) ? DV_TRUE : DV_NONE;
+		x.k = v->k == DT_TRUE ? DV_TRUE : DV_NONE;
 		break;
 	case FT_LOC:
-		if (json_is_array(v) && json_array_size(v) >= 2) {
-			json_int_t line = json_integer_value(json_array_get(v, 0));
-			if (line <= 0 || line > UINT32_MAX)
-				break;
+		if (v->k == DT_LOC && v->i > 0 && v->i <= UINT32_MAX) {
 			x.k = DV_LOC;
-			x.i = line;
-			x.text = (int32_t)json_integer_value(json_array_get(v, 1));
-			x.file = json_array_size(v) > 2 ? json_integer_value(json_array_get(v, 2)) : -1;
+			x.i = v->i;
+			x.text = (int32_t)v->text;
+			x.file = v->file;
 		}
 		break;
 	default:
@@ -539,8 +534,8 @@ static struct rep_dval dval_from(struct dctx *c, int t, int f, json_t *v, const 
 	return x;
 }
 
-/* The members m ([index, value, ...]) of a record of table t written
- * against b (NULL: none): all its members, those not given as b's. */
+/* The members m ("MASK:VALUES") of a record of table t written against b
+ * (NULL: none): all its members, those not given as b's. */
 static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struct rep_dval *b)
 {
 	static const struct rep_dval none = { .k = DV_NONE };
@@ -548,23 +543,30 @@ static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struc
 	struct rep_dval *out = ht_dg_slab_alloc(&c->cur->a, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++)
 		out[i] = b != NULL ? b[i] : none;
-	/* [MASK, value, ...]: bit f of MASK gives the f-th member of digest.h's
-	 * table (a format's tables only grow at their ends: one past ours is
-	 * passed over); a record whose values are not what its mask says is
-	 * read as giving none. */
-	json_t *mask = json_array_get(m, 0);
+	/* Bit f of MASK gives the f-th member of digest.h's table (a format's
+	 * tables only grow at their ends: one past ours is passed over); a
+	 * record whose values are not what its mask says is read as giving
+	 * none. */
+	const char *s = json_string_value(m), *end = s + json_string_length(m);
+	const char *colon = s != NULL ? memchr(s, ':', (size_t)(end - s)) : NULL;
 	uint16_t pos[DG_MAX_MEMBERS];
 	size_t nv;
-	if (!json_is_string(mask) ||
-	    !ht_dg_mask_read(json_string_value(mask), json_string_length(mask), n, pos, &nv) ||
-	    nv + 1 != json_array_size(m))
+	if (colon == NULL || !ht_dg_mask_read(s, (size_t)(colon - s), n, pos, &nv))
+		return out;
+	/* (ours first: a later format's members have the higher bits) */
+	struct rep_dgtok tok[DG_MAX_MEMBERS], skip;
+	const char *p = colon + 1;
+	for (size_t k = 0; k < nv; k++)
+		if (!ht_dg_tok_get(&p, end, k < DG_MAX_MEMBERS ? &tok[k] : &skip))
+			return out;
+	if (p != end)
 		return out;
 	for (int pass = 0; pass < 2; pass++)	/* mono times after their wall times */
 		for (size_t f = 0; f < n; f++) {
 			if (pos[f] == 0 || (ht_dg_pairs(t)[f] >= 0) != (pass == 1))
 				continue;
-			out[f] = dval_from(c, t, (int)f, json_array_get(m, pos[f]),
-					   b != NULL ? &b[f] : &none, out, b);
+			out[f] = dval_from(c, t, (int)f, &tok[pos[f] - 1], b != NULL ? &b[f] : &none,
+					   out, b);
 		}
 	return out;
 }

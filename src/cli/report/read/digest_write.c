@@ -310,45 +310,52 @@ static struct rep_dval dval_of(struct wctx *w, const char *at, unsigned type)
 }
 
 /* Member i of table t as written against its base (b, or NULL). */
-static json_t *value_json(int t, size_t i, const struct rep_dval *cur,
-			  const struct rep_dval *b)
+static struct rep_dgtok value_tok(int t, size_t i, const struct rep_dval *cur,
+				  const struct rep_dval *b)
 {
 	static const struct rep_dval none = { .k = DV_NONE };
 	const struct rep_dval *v = &cur[i], *bv = b != NULL ? &b[i] : &none;
+	struct rep_dgtok k = { .k = DT_INT, .file = -1 };
 	switch (v->k) {
-	case DV_NONE:
-		return json_null();
 	case DV_INT:
-		return json_integer(bv->k == DV_INT ? (json_int_t)((uint64_t)v->i - (uint64_t)bv->i)
-						    : v->i);
+		k.i = bv->k == DV_INT ? (int64_t)((uint64_t)v->i - (uint64_t)bv->i) : v->i;
+		break;
 	case DV_U64:
-		return json_integer(v->i);
+		k.i = v->i;
+		break;
 	case DV_MICRO: {
 		int p = ht_dg_pairs(t)[i];
 		if (p >= 0 && b != NULL && cur[p].k == DV_MICRO && b[p].k == DV_MICRO &&
 		    bv->k == DV_MICRO)
-			return json_integer((json_int_t)((uint64_t)v->i - (uint64_t)bv->i -
-							 ((uint64_t)cur[p].i - (uint64_t)b[p].i)));
-		return json_integer(bv->k == DV_MICRO ? (json_int_t)((uint64_t)v->i - (uint64_t)bv->i)
-						      : v->i);
+			k.i = (int64_t)((uint64_t)v->i - (uint64_t)bv->i -
+					((uint64_t)cur[p].i - (uint64_t)b[p].i));
+		else
+			k.i = bv->k == DV_MICRO ? (int64_t)((uint64_t)v->i - (uint64_t)bv->i) : v->i;
+		break;
 	}
 	case DV_REAL:
-		if (isinf(v->d))
-			return json_string(v->d > 0 ? "inf" : "-inf");
-		return json_real(v->d);
+		k.k = DT_REAL;
+		k.d = v->d;
+		break;
 	case DV_STR:
-		return str_value(v->s);
+		k.k = DT_STR;
+		k.s = v->s;
+		k.len = strlen(v->s);
+		break;
 	case DV_TRUE:
-		return json_true();
-	case DV_LOC: {
-		json_t *a = json_pack("[II]", (json_int_t)v->i, (json_int_t)v->text);
-		if (v->file >= 0)
-			json_array_append_new(a, json_integer(v->file));
-		return a;
-	}
+		k.k = DT_TRUE;
+		break;
+	case DV_LOC:
+		k.k = DT_LOC;
+		k.i = v->i;
+		k.text = v->text;
+		k.file = v->file;
+		break;
 	default:
-		return json_null();
+		k.k = DT_NONE;
+		break;
 	}
+	return k;
 }
 
 /* The values of members from..to of table t of the record at base into
@@ -361,15 +368,22 @@ static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t,
 		vals[i] = dval_of(w, (const char *)rec + fd[i].off, fd[i].type);
 }
 
+/* A JSON string of the n bytes at s (a file name's bytes as they are
+ * where they are not UTF-8). */
+static json_t *strn_value(const char *s, size_t n)
+{
+	json_t *v = json_stringn(s, n);
+	return v != NULL ? v : json_stringn_nocheck(s, n);
+}
+
 /* The members of vals that differ from b's (NULL: none known):
- * [MASK, value, ...] (digest.h). */
+ * "MASK:VALUES" (digest.h), "" when none does. */
 static json_t *delta_json(int t, const struct rep_dval *vals,
 			  const struct rep_dval *b)
 {
 	static const struct rep_dval none = { .k = DV_NONE };
-	json_t *m = json_array();
 	size_t n = rep_dg_tabs[t].n;
-	bool given[DG_MAX_MEMBERS];
+	bool given[DG_MAX_MEMBERS] = { false };
 	char mask[DG_MASK_MAX + 1];
 	for (size_t i = 0; i < n; i++)
 		given[i] = !ht_dg_dval_eq(&vals[i], b != NULL ? &b[i] : &none);
@@ -377,12 +391,18 @@ static json_t *delta_json(int t, const struct rep_dval *vals,
 	 * the tables by the format, whose tables only grow at their ends) */
 	ht_dg_mask_write(given, n, mask);
 	if (mask[0] == '\0')
-		return m;
-	json_array_append_new(m, json_string(mask));
+		return json_string("");
+	struct rep_buf m = { 0 };
+	ht_rep_buf_add(&m, mask);
+	ht_rep_buf_addn(&m, ":", 1);
 	for (size_t i = 0; i < n; i++)
-		if (given[i])
-			json_array_append_new(m, value_json(t, i, vals, b));
-	return m;
+		if (given[i]) {
+			struct rep_dgtok k = value_tok(t, i, vals, b);
+			ht_dg_tok_put(&m, &k);
+		}
+	json_t *v = strn_value(m.s, m.n);
+	ht_rep_buf_free(&m);
+	return v;
 }
 
 /* A record of table t at rec: its values kept in the current record's
@@ -602,7 +622,7 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 static void put_changed(json_t *o, const char *k, json_t *a)
 {
 	for (size_t i = 0; i < json_array_size(a); i++)
-		if (json_array_size(json_array_get(a, i)) > 0) {
+		if (json_string_length(json_array_get(a, i)) > 0) {
 			json_object_set_new(o, k, a);
 			return;
 		}
