@@ -61,6 +61,9 @@ CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 # The command.
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+# Digests (src/cli/report/read/dgcodec.c) pack their stacks and quoted
+# lines with liblzma (which libunwind brings) and base-64 them with libsodium.
+PACK_LIBS := $(shell pkg-config --libs libsodium liblzma 2>/dev/null || echo -lsodium -llzma)
 CLI_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(CLI_INC_DIRS)) $(OPT) -pthread $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
 # The report: its driver in src/cli/report, one folder per stage (read, model,
@@ -149,7 +152,7 @@ $(B)/obj/lib/%.o: %.c $(B)/lib.flags | deps
 	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/hangtrace: $(CLI_OBJS) $(B)/deps.ok
-	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) -lm -ldl -pthread
+	$(CC) -o $@ $(CLI_OBJS) $(JANSSON_LIBS) $(PACK_LIBS) -lm -ldl -pthread
 
 $(B)/version: FORCE | $(B)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
@@ -173,7 +176,7 @@ $(B):
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 CHECK_CFLAGS := $(BASE_CFLAGS) -O1 -Isrc/cli -Isrc/cli/report -iquote tests $(JANSSON_CFLAGS) \
 	$(shell pkg-config --cflags check 2>/dev/null) $(SAN)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) -lm -ldl -pthread
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null) $(JANSSON_LIBS) $(PACK_LIBS) -lm -ldl -pthread
 TEST_DIRS := $(filter-out tests/fake_cuda tests/fake_nccl tests/fixtures,$(patsubst %/,%,$(sort $(dir $(wildcard tests/*/*)))))
 CHECK_SRCS := tests/check_main.c $(sort $(wildcard tests/*/check_*.c))
 CHECK_OBJS := $(CHECK_SRCS:%.c=$(B)/obj/check/%.o) \
@@ -276,7 +279,7 @@ bench: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) $(B)/bench/dg_replicat
 # command's objects, as the tests link them).
 $(B)/bench/dg_replicate: bench/dg_replicate.c $(CLI_LIB_SRCS:%.c=$(B)/obj/cli/%.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_SRCS:%.c=$(B)/obj/cli/%.o) $(JANSSON_LIBS) -lm -ldl -pthread
+	$(CC) $(CLI_CFLAGS) -o $@ $< $(CLI_LIB_SRCS:%.c=$(B)/obj/cli/%.o) $(JANSSON_LIBS) $(PACK_LIBS) -lm -ldl -pthread
 
 # False alarms over many runs of the healthy shapes (SOAK_RUNS, default 50).
 soak: all $(TEST_BINS) $(FAKE_CUDA_LIB) $(FAKE_NCCL_LIB) test-deps jax-venv torch-venv

@@ -64,9 +64,9 @@ def _cc():
     return shlex.split(os.environ.get("CC") or "cc")
 
 
-def _pkg_config(*args):
+def _pkg_config(*args, pkg="jansson"):
     try:
-        r = subprocess.run(["pkg-config"] + list(args) + ["jansson"],
+        r = subprocess.run(["pkg-config"] + list(args) + [pkg],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                            universal_newlines=True)
     except OSError:
@@ -74,15 +74,17 @@ def _pkg_config(*args):
     return r.stdout.split() if r.returncode == 0 else []
 
 
-def _compiles(source, link=False):
-    """True when the compiler preprocesses (or builds and links) source."""
+def _compiles(source, link=False, pkg="jansson", lib="-ljansson"):
+    """True when the compiler preprocesses (or builds and links with pkg,
+    else lib) source."""
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "probe.c")
         with open(src, "w") as f:
             f.write(source)
-        cmd = _cc() + _pkg_config("--cflags")
+        cmd = _cc() + _pkg_config("--cflags", pkg=pkg)
         if link:
-            cmd += [src, "-o", os.path.join(d, "probe")] + (_pkg_config("--libs") or ["-ljansson"])
+            cmd += [src, "-o", os.path.join(d, "probe")] + (_pkg_config("--libs", pkg=pkg)
+                                                            or [lib])
         else:
             cmd += ["-E", src, "-o", os.path.join(d, "probe.i")]
         try:
@@ -103,6 +105,17 @@ NEEDS = [
      lambda: _compiles("#include <jansson.h>\n"
                        "int main(void) { json_decref(json_object()); return 0; }\n", link=True),
      "libjansson-dev", "jansson-devel"),
+    # (the command's digests: src/cli/report/read/dgcodec.c)
+    ("the liblzma headers and library (lzma.h, -llzma)",
+     lambda: _compiles("#include <lzma.h>\n"
+                       "int main(void) { return lzma_version_number() == 0; }\n", link=True,
+                       pkg="liblzma", lib="-llzma"),
+     "liblzma-dev", "xz-devel"),
+    ("the libsodium headers and library (sodium.h, -lsodium)",
+     lambda: _compiles("#include <sodium.h>\n"
+                       "int main(void) { return sodium_init() < 0; }\n", link=True,
+                       pkg="libsodium", lib="-lsodium"),
+     "libsodium-dev", "libsodium-devel"),
 ]
 
 

@@ -292,6 +292,57 @@ START_TEST(test_tokens)
 }
 END_TEST
 
+/* A member packed and read back; one not packed read as it is; a packed
+ * one whose length, base-64 or stream is wrong is none. */
+START_TEST(test_pack)
+{
+	struct rep_buf b = { 0 };
+	ht_rep_buf_add(&b, "[");
+	for (int i = 0; i < 300; i++)
+		ht_rep_buf_printf(&b, "%s[\"poll (libc.so.6+0x%x)\",\"f%d\",%d]", i ? "," : "",
+				  0xf8a3f + i, i % 7, i);
+	ht_rep_buf_add(&b, "]");
+	json_t *p = ht_dg_pack(b.s, b.n);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(json_integer_value(json_array_get(p, 0)), (json_int_t)b.n);
+	ck_assert_uint_lt(json_string_length(json_array_get(p, 1)), b.n / 3);	/* it packs */
+	json_t *back = ht_dg_unpack(p), *want = json_loads(b.s, 0, NULL);
+	ck_assert(json_equal(back, want));
+	json_decref(back);
+	/* not packed: the member itself */
+	back = ht_dg_unpack(want);
+	ck_assert_ptr_eq(back, want);
+	json_decref(back);
+	ck_assert_ptr_null(ht_dg_unpack(NULL));
+	/* wrong: the length, a base-64 digit, the stream cut */
+	json_t *bad = json_deep_copy(p);
+	json_array_set_new(bad, 0, json_integer((json_int_t)b.n + 1));
+	ck_assert_ptr_null(ht_dg_unpack(bad));
+	json_array_set_new(bad, 0, json_integer((json_int_t)1 << 40));
+	ck_assert_ptr_null(ht_dg_unpack(bad));
+	json_decref(bad);
+	bad = json_deep_copy(p);
+	char *t = strdup(json_string_value(json_array_get(p, 1)));
+	t[10] = '*';
+	json_array_set_new(bad, 1, json_string(t));
+	ck_assert_ptr_null(ht_dg_unpack(bad));
+	t[10] = json_string_value(json_array_get(p, 1))[10];
+	t[strlen(t) / 2] = '\0';
+	json_array_set_new(bad, 1, json_string(t));
+	ck_assert_ptr_null(ht_dg_unpack(bad));
+	free(t);
+	json_decref(bad);
+	/* nothing packs too */
+	json_decref(p);
+	p = ht_dg_pack("", 0);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_null(ht_dg_unpack(p));	/* (no JSON value in it) */
+	json_decref(p);
+	json_decref(want);
+	ht_rep_buf_free(&b);
+}
+END_TEST
+
 /* "xat": the place of "x" once its own digits are in the line, across
  * the lengths where they grow (9 to 10, 99 to 100, ...). */
 START_TEST(test_xat)
@@ -390,6 +441,7 @@ static Suite *make(void)
 	tcase_add_test(t, test_mask);
 	tcase_add_test(t, test_vlq);
 	tcase_add_test(t, test_tokens);
+	tcase_add_test(t, test_pack);
 	tcase_add_test(t, test_xat);
 	tcase_add_test(t, test_text_delta);
 	tcase_add_test(t, test_text_whole);

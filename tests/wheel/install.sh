@@ -70,8 +70,8 @@ for f in $PKG/lib/libunwind.so.8 "$SITE"/hangtrace.libs/*; do
 	n=${n%-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]}
 	[ -s "$(ls "$lic/$n"/* 2>/dev/null | head -n 1)" ] || missing_lic="$missing_lic $n"
 done
-check "a licence for every library carried (libunwind, jansson, liblzma)" \
-	sh -c "[ -z '$missing_lic' ] && [ -d '$lic/libunwind' ] && [ -d '$lic/libjansson' ]"
+check "a licence for every library carried (libunwind, jansson, liblzma, libsodium)" \
+	sh -c "[ -z '$missing_lic' ] && [ -d '$lic/libunwind' ] && [ -d '$lic/libjansson' ] && [ -d '$lic/libsodium' ]"
 
 # --- the demo's job, three ways
 if [ ! -x "$TRAIN" ]; then

@@ -6,11 +6,13 @@
  * whole microseconds where they are), and a quoted line written as the
  * members it changes of its base line.
  */
+#include <lzma.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 
 #include "digest.h"
 #include "read/evidence.h"
@@ -294,6 +296,72 @@ bool ht_dg_tok_get(const char **p, const char *end, struct rep_dgtok *t)
 	}
 	*p = s;
 	return true;
+}
+
+/* ---- packed members --------------------------------------------------------------- */
+
+/* The packed text's filter: LZMA2, preset 1 (fast) with a 64 KiB
+ * dictionary (a digest's stacks and lines repeat close together). */
+static bool pack_filters(lzma_options_lzma *opt, lzma_filter f[2])
+{
+	if (lzma_lzma_preset(opt, 1))
+		return false;
+	opt->dict_size = 64u << 10;
+	f[0] = (lzma_filter){ .id = LZMA_FILTER_LZMA2, .options = opt };
+	f[1] = (lzma_filter){ .id = LZMA_VLI_UNKNOWN };
+	return true;
+}
+
+/* (a packed text is at most this many times its packed size: more is damage) */
+#define PACK_RATIO 1024
+
+json_t *ht_dg_pack(const char *s, size_t n)
+{
+	lzma_options_lzma opt;
+	lzma_filter f[2];
+	size_t cap = lzma_stream_buffer_bound(n), got = 0;
+	uint8_t *z = cap > 0 ? malloc(cap) : NULL;
+	if (z == NULL || !pack_filters(&opt, f) ||
+	    lzma_raw_buffer_encode(f, NULL, (const uint8_t *)s, n, z, &got, cap) != LZMA_OK ||
+	    sodium_init() < 0) {
+		free(z);
+		return NULL;
+	}
+	size_t blen = sodium_base64_encoded_len(got, sodium_base64_VARIANT_ORIGINAL);
+	char *b = malloc(blen);
+	json_t *v = NULL;
+	if (b != NULL) {
+		sodium_bin2base64(b, blen, z, got, sodium_base64_VARIANT_ORIGINAL);
+		v = json_pack("[Is%]", (json_int_t)n, b, blen - 1);
+	}
+	free(b);
+	free(z);
+	return v;
+}
+
+json_t *ht_dg_unpack(json_t *v)
+{
+	json_t *jn = json_array_get(v, 0), *jt = json_array_get(v, 1);
+	if (!json_is_integer(jn) || !json_is_string(jt) || json_array_size(v) != 2)
+		return v != NULL ? json_incref(v) : NULL;
+	json_int_t n = json_integer_value(jn);
+	size_t blen = json_string_length(jt), zlen = 0, in = 0, out = 0;
+	if (n < 0 || (uint64_t)n > (uint64_t)blen * PACK_RATIO + 4096 || sodium_init() < 0)
+		return NULL;
+	uint8_t *z = malloc(blen / 4 * 3 + 3);
+	char *t = malloc((size_t)n + 1);
+	lzma_options_lzma opt;
+	lzma_filter f[2];
+	json_t *doc = NULL;
+	if (z != NULL && t != NULL && pack_filters(&opt, f) &&
+	    sodium_base642bin(z, blen / 4 * 3 + 3, json_string_value(jt), blen, NULL, &zlen, NULL,
+			      sodium_base64_VARIANT_ORIGINAL) == 0 &&
+	    lzma_raw_buffer_decode(f, NULL, z, &in, zlen, (uint8_t *)t, &out, (size_t)n) == LZMA_OK &&
+	    out == (size_t)n && in == zlen)
+		doc = json_loadb(t, out, 0, NULL);
+	free(z);
+	free(t);
+	return doc;
 }
 
 /* ---- a quoted line as the members it changes ---------------------------------------- */

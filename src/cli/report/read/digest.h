@@ -337,6 +337,17 @@ void ht_dg_tok_put(struct rep_buf *b, const struct rep_dgtok *t);
 /* The token at *p (not past end), *p after it; false: none that reads. */
 bool ht_dg_tok_get(const char **p, const char *end, struct rep_dgtok *t);
 
+/* A digest's table of stacks and its quoted lines ("x") are written
+ * packed: [LEN, TEXT], TEXT the base-64 (RFC 4648, with padding) of the
+ * raw LZMA2 stream (dictionary 64 KiB) of the member's JSON text, which
+ * is LEN bytes. The packed value of the n bytes at s (NULL: they could
+ * not be packed). */
+json_t *ht_dg_pack(const char *s, size_t n);
+/* What the member v holds: v itself when it is not packed (a new
+ * reference), else the JSON value of the text it packs; NULL when that
+ * cannot be read. */
+json_t *ht_dg_unpack(json_t *v);
+
 /* A quoted line (cur, len bytes, NUL-terminated) as the members it
  * changes of base (NUL-terminated), *size bytes written: NULL when it is
  * not the same members or no shorter so (it is written whole then). */

@@ -704,12 +704,13 @@ static const char **stack_of(struct dctx *c, json_t *fr, uint32_t *count)
 
 static void make_stacks(struct dctx *c)
 {
-	json_t *st = json_object_get(c->doc, "stacks");
+	json_t *st = ht_dg_unpack(json_object_get(c->doc, "stacks"));
 	c->nstacks = json_array_size(st);
 	c->stacks = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->stacks));
 	c->nstack = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->nstack));
 	for (size_t i = 0; i < c->nstacks; i++)
 		c->stacks[i] = stack_of(c, json_array_get(st, i), &c->nstack[i]);
+	json_decref(st);
 }
 
 /* Element k of dump e ([m, frames, py]): a stack's index, -1 none; left
@@ -872,12 +873,13 @@ static bool make_texts(struct rep_dgdoc *d)
 	bool read = t != NULL;
 	if (t != d->xcopy)
 		free(t);
-	json_t *x = json_object_get(doc, "x");
+	json_t *x = ht_dg_unpack(json_object_get(doc, "x"));
+	json_decref(doc);
 	if (!json_is_array(x) || json_array_size(x) != d->nrecs) {
 		warnx("%s: line %zu: the digest's quoted lines could not be read (%s)", d->path,
 		      d->line, read ? "its member \"x\" is damaged, or the file changed since"
 				    : "the file cannot be read again");
-		json_decref(doc);
+		json_decref(x);
 		return false;
 	}
 	d->first = calloc(d->nrecs + 1, sizeof(*d->first));
@@ -886,7 +888,7 @@ static bool make_texts(struct rep_dgdoc *d)
 		abort();
 	for (size_t k = 0; k < d->nrecs; k++)
 		get_texts(d, k, json_array_get(x, k));
-	json_decref(doc);
+	json_decref(x);
 	d->made = true;
 	d->unmade = false;
 	return true;

@@ -722,13 +722,25 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 	return o;
 }
 
+/* The JSON text of v packed (digest.h: ht_dg_pack), malloc'd; NULL when
+ * it cannot be made. */
+static char *pack_dumps(json_t *v)
+{
+	char *t = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_t *p = t != NULL ? ht_dg_pack(t, strlen(t)) : NULL;
+	char *s = p != NULL ? json_dumps(p, JSON_COMPACT) : NULL;
+	json_decref(p);
+	free(t);
+	return s;
+}
+
 /* Writes root, its member "xat" the place of the member "x" (xs), which
  * comes last: a reader that reads the records only parses no quoted line. */
 static int write_doc(json_t *root, json_t *xs, FILE *f)
 {
 	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":0,";
 	char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);	/* ("xat": 0) */
-	char *xt = json_dumps(xs, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *xt = pack_dumps(xs);
 	size_t len = s != NULL ? strlen(s) : 0, h = sizeof(head) - 3;	/* (up to the 0) */
 	int rc = s != NULL && xt != NULL && len > sizeof(head) && memcmp(s, head, h + 2) == 0 &&
 			 s[len - 1] == '}' ? 0 : -1;
@@ -778,7 +790,17 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	if (job->warns_dropped > 0)
 		json_object_set_new(root, "warnings_dropped",
 				    json_integer((json_int_t)job->warns_dropped));
-	json_object_set_new(root, "stacks", w.stacks.arr);
+	char *st = json_dumps(w.stacks.arr, JSON_COMPACT);
+	json_t *packed = st != NULL ? ht_dg_pack(st, strlen(st)) : NULL;
+	free(st);
+	json_decref(w.stacks.arr);
+	if (packed == NULL) {
+		json_decref(root);
+		json_decref(procs);
+		json_decref(xs);
+		return -1;
+	}
+	json_object_set_new(root, "stacks", packed);
 	json_object_set_new(root, "procs", procs);
 	int rc = write_doc(root, xs, f);
 	json_decref(root);
