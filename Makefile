@@ -62,8 +62,8 @@ CORE_TESTABLE := $(filter $(LIB_SRCS),$(CORE_TESTABLE))
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 # Digests (src/cli/report/read/dgcodec.c) pack their stacks and quoted
-# lines with liblzma (which libunwind brings) and base-64 them with libsodium.
-PACK_LIBS := $(shell pkg-config --libs libsodium liblzma 2>/dev/null || echo -lsodium -llzma)
+# lines with zlib and base-64 them with libsodium.
+PACK_LIBS := $(shell pkg-config --libs libsodium zlib 2>/dev/null || echo -lsodium -lz)
 CLI_CFLAGS := $(STD_CFLAGS) $(addprefix -I,$(CLI_INC_DIRS)) $(OPT) -pthread $(JANSSON_CFLAGS)
 # The command shares the library's plain modules (options, identity, fmt).
 # The report: its driver in src/cli/report, one folder per stage (read, model,
@@ -240,7 +240,7 @@ install: all
 
 # pip's two ways in (README, Quick start). `make wheel`:
 # $(DIST)/hangtrace-<version>-py3-none-manylinux_2_34_<arch>.whl, the
-# command and the library with libunwind, jansson and liblzma carried
+# command and the library with libunwind, jansson, liblzma and libsodium carried
 # inside, tagged and checked by auditwheel (scripts/wheel.sh). `make sdist`:
 # $(DIST)/hangtrace-<version>.tar.gz, which pip builds with the system's
 # compiler (python/hangtrace_build.py).

@@ -41,8 +41,10 @@ SUMMARY = ("Finds why a distributed GPU training job hangs at startup: "
 SDIST_PATHS = ["Makefile", "VERSION", "README.md", "pyproject.toml",
                "include", "src", "hooks", "scripts", "python"]
 # Libraries every Linux system has (the manylinux base): never carried.
+# (libz.so: the manylinux policy counts it as the host's, and auditwheel
+# does not carry it)
 BASE_LIBS = ("linux-vdso.so", "linux-gate.so", "ld-linux", "libc.so", "libm.so",
-             "libdl.so", "libpthread.so", "librt.so", "libgcc_s.so")
+             "libdl.so", "libpthread.so", "librt.so", "libgcc_s.so", "libz.so")
 ELF_MODE = 0o755
 FILE_MODE = 0o644
 
@@ -106,11 +108,11 @@ NEEDS = [
                        "int main(void) { json_decref(json_object()); return 0; }\n", link=True),
      "libjansson-dev", "jansson-devel"),
     # (the command's digests: src/cli/report/read/dgcodec.c)
-    ("the liblzma headers and library (lzma.h, -llzma)",
-     lambda: _compiles("#include <lzma.h>\n"
-                       "int main(void) { return lzma_version_number() == 0; }\n", link=True,
-                       pkg="liblzma", lib="-llzma"),
-     "liblzma-dev", "xz-devel"),
+    ("the zlib headers and library (zlib.h, -lz)",
+     lambda: _compiles("#include <zlib.h>\n"
+                       "int main(void) { return zlibVersion() == 0; }\n", link=True,
+                       pkg="zlib", lib="-lz"),
+     "zlib1g-dev", "zlib-devel"),
     ("the libsodium headers and library (sodium.h, -lsodium)",
      lambda: _compiles("#include <sodium.h>\n"
                        "int main(void) { return sodium_init() < 0; }\n", link=True,

@@ -7,7 +7,7 @@
 # those tests say SKIP when a package cannot be had).
 set -u
 
-pkgs_build="gcc make pkg-config libc6-dev libunwind-dev check libsubunit-dev libjansson-dev libsodium-dev liblzma-dev"
+pkgs_build="gcc make pkg-config libc6-dev libunwind-dev check libsubunit-dev libjansson-dev libsodium-dev zlib1g-dev"
 pkgs_test="python3 python3-torch python3-mpi4py python3-numpy python3-venv python3-requests openmpi-bin libopenmpi-dev g++ iproute2 iptables procps strace slurm-wlm munge faketime bc util-linux chromium tmux ninja-build"
 pkgs_fuzz="afl++"
 

@@ -20,7 +20,7 @@ mkdir -p "$out/seeds" "$out/crashes"
 srcs="$root/tests/fuzz/target/report_fuzz.c $(ls "$root"/src/cli/report/*.c "$root"/src/cli/report/*/*.c) $root/src/base/names.c $root/src/base/signatures.c $root/src/cli/check/names.c"
 flags="-std=gnu11 -D_GNU_SOURCE -g -O1 -I$root/include -I$root/src/base -I$root/src/core -I$root/src/cli -I$root/src/cli/report \
 	-DHT_VERSION=\"$(cat "$root/VERSION")\" $(pkg-config --cflags jansson 2>/dev/null)"
-libs="$(pkg-config --libs jansson 2>/dev/null || echo -ljansson) $(pkg-config --libs libsodium liblzma 2>/dev/null || echo -lsodium -llzma) -lm"
+libs="$(pkg-config --libs jansson 2>/dev/null || echo -ljansson) $(pkg-config --libs libsodium zlib 2>/dev/null || echo -lsodium -lz) -lm"
 
 say() { if [ $mode = replay ]; then echo "$1 $2"; else echo "fuzz: $2"; fi; }
 

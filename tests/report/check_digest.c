@@ -306,37 +306,55 @@ START_TEST(test_pack)
 	ck_assert_ptr_nonnull(p);
 	ck_assert_int_eq(json_integer_value(json_array_get(p, 0)), (json_int_t)b.n);
 	ck_assert_uint_lt(json_string_length(json_array_get(p, 1)), b.n / 3);	/* it packs */
-	json_t *back = ht_dg_unpack(p), *want = json_loads(b.s, 0, NULL);
+	json_t *back = ht_dg_unpack(p, NULL), *want = json_loads(b.s, 0, NULL);
 	ck_assert(json_equal(back, want));
 	json_decref(back);
 	/* not packed: the member itself */
-	back = ht_dg_unpack(want);
+	back = ht_dg_unpack(want, NULL);
 	ck_assert_ptr_eq(back, want);
 	json_decref(back);
-	ck_assert_ptr_null(ht_dg_unpack(NULL));
+	ck_assert_ptr_null(ht_dg_unpack(NULL, NULL));
 	/* wrong: the length, a base-64 digit, the stream cut */
 	json_t *bad = json_deep_copy(p);
 	json_array_set_new(bad, 0, json_integer((json_int_t)b.n + 1));
-	ck_assert_ptr_null(ht_dg_unpack(bad));
+	ck_assert_ptr_null(ht_dg_unpack(bad, NULL));
 	json_array_set_new(bad, 0, json_integer((json_int_t)1 << 40));
-	ck_assert_ptr_null(ht_dg_unpack(bad));
+	ck_assert_ptr_null(ht_dg_unpack(bad, NULL));
 	json_decref(bad);
 	bad = json_deep_copy(p);
 	char *t = strdup(json_string_value(json_array_get(p, 1)));
 	t[10] = '*';
 	json_array_set_new(bad, 1, json_string(t));
-	ck_assert_ptr_null(ht_dg_unpack(bad));
+	ck_assert_ptr_null(ht_dg_unpack(bad, NULL));
 	t[10] = json_string_value(json_array_get(p, 1))[10];
 	t[strlen(t) / 2] = '\0';
 	json_array_set_new(bad, 1, json_string(t));
-	ck_assert_ptr_null(ht_dg_unpack(bad));
+	ck_assert_ptr_null(ht_dg_unpack(bad, NULL));
 	free(t);
 	json_decref(bad);
+	/* One decoder and its buffers for one member after another: a small
+	 * one after a large one, after one that could not be read. */
+	struct rep_dgunpack u = { 0 };
+	json_t *small = ht_dg_pack("[\"a\",[1]]", strlen("[\"a\",[1]]"));
+	for (int k = 0; k < 3; k++) {
+		back = ht_dg_unpack(p, &u);
+		ck_assert(json_equal(back, want));
+		json_decref(back);
+		bad = json_deep_copy(p);
+		json_array_set_new(bad, 0, json_integer((json_int_t)b.n - 1));
+		ck_assert_ptr_null(ht_dg_unpack(bad, &u));
+		json_decref(bad);
+		back = ht_dg_unpack(small, &u);
+		ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(back, 1), 0)), 1);
+		json_decref(back);
+	}
+	ht_dg_unpack_free(&u);
+	json_decref(small);
 	/* nothing packs too */
 	json_decref(p);
 	p = ht_dg_pack("", 0);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_ptr_null(ht_dg_unpack(p));	/* (no JSON value in it) */
+	ck_assert_ptr_null(ht_dg_unpack(p, NULL));	/* (no JSON value in it) */
 	json_decref(p);
 	json_decref(want);
 	ht_rep_buf_free(&b);

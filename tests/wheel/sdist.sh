@@ -34,12 +34,12 @@ CC="cc --sysroot=$T/nothing" pipv "$V" install --no-index "$SDIST" >"$T/missing.
 rc=$?
 grep '^ *hangtrace:' "$T/missing.out" | sed 's/^ */# /'
 check "without the headers pip fails" [ $rc -ne 0 ]
-check "... naming libunwind.h, jansson.h, lzma.h and sodium.h" \
+check "... naming libunwind.h, jansson.h, zlib.h and sodium.h" \
 	sh -c "grep -q 'libunwind.h' '$T/missing.out' && grep -q 'jansson.h' '$T/missing.out' &&
-	       grep -q 'lzma.h' '$T/missing.out' && grep -q 'sodium.h' '$T/missing.out'"
+	       grep -q 'zlib.h' '$T/missing.out' && grep -q 'sodium.h' '$T/missing.out'"
 check "... and the Debian and RPM packages to install" \
-	sh -c "grep -q 'apt-get install -y libunwind-dev libjansson-dev liblzma-dev libsodium-dev' '$T/missing.out' &&
-	       grep -q 'dnf install -y libunwind-devel jansson-devel xz-devel libsodium-devel' '$T/missing.out'"
+	sh -c "grep -q 'apt-get install -y libunwind-dev libjansson-dev zlib1g-dev libsodium-dev' '$T/missing.out' &&
+	       grep -q 'dnf install -y libunwind-devel jansson-devel zlib-devel libsodium-devel' '$T/missing.out'"
 
 # --- the build
 find "$V" | sort >"$T/before.txt"

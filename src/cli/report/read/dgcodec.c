@@ -6,13 +6,13 @@
  * whole microseconds where they are), and a quoted line written as the
  * members it changes of its base line.
  */
-#include <lzma.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sodium.h>
+#include <zlib.h>
 
 #include "digest.h"
 #include "read/evidence.h"
@@ -300,29 +300,14 @@ bool ht_dg_tok_get(const char **p, const char *end, struct rep_dgtok *t)
 
 /* ---- packed members --------------------------------------------------------------- */
 
-/* The packed text's filter: LZMA2, preset 1 (fast) with a 64 KiB
- * dictionary (a digest's stacks and lines repeat close together). */
-static bool pack_filters(lzma_options_lzma *opt, lzma_filter f[2])
-{
-	if (lzma_lzma_preset(opt, 1))
-		return false;
-	opt->dict_size = 64u << 10;
-	f[0] = (lzma_filter){ .id = LZMA_FILTER_LZMA2, .options = opt };
-	f[1] = (lzma_filter){ .id = LZMA_VLI_UNKNOWN };
-	return true;
-}
-
 /* (a packed text is at most this many times its packed size: more is damage) */
-#define PACK_RATIO 1024
+#define PACK_RATIO 1032
 
 json_t *ht_dg_pack(const char *s, size_t n)
 {
-	lzma_options_lzma opt;
-	lzma_filter f[2];
-	size_t cap = lzma_stream_buffer_bound(n), got = 0;
-	uint8_t *z = cap > 0 ? malloc(cap) : NULL;
-	if (z == NULL || !pack_filters(&opt, f) ||
-	    lzma_raw_buffer_encode(f, NULL, (const uint8_t *)s, n, z, &got, cap) != LZMA_OK ||
+	uLongf got = compressBound(n);
+	Bytef *z = malloc(got);
+	if (z == NULL || compress2(z, &got, (const Bytef *)s, n, Z_BEST_COMPRESSION) != Z_OK ||
 	    sodium_init() < 0) {
 		free(z);
 		return NULL;
@@ -339,28 +324,62 @@ json_t *ht_dg_pack(const char *s, size_t n)
 	return v;
 }
 
-json_t *ht_dg_unpack(json_t *v)
+void ht_dg_unpack_free(struct rep_dgunpack *u)
+{
+	if (u->ready)
+		inflateEnd(&u->s);
+	free(u->z);
+	free(u->t);
+	*u = (struct rep_dgunpack){ 0 };
+}
+
+/* Room for n bytes at *buf (of *cap), kept for the next member. */
+static bool room(void *buf, size_t *cap, size_t n)
+{
+	void **b = buf;
+	if (n <= *cap)
+		return true;
+	void *p = realloc(*b, n);
+	if (p == NULL)
+		return false;
+	*b = p;
+	*cap = n;
+	return true;
+}
+
+json_t *ht_dg_unpack(json_t *v, struct rep_dgunpack *u)
 {
 	json_t *jn = json_array_get(v, 0), *jt = json_array_get(v, 1);
 	if (!json_is_integer(jn) || !json_is_string(jt) || json_array_size(v) != 2)
 		return v != NULL ? json_incref(v) : NULL;
+	struct rep_dgunpack one = { 0 };
+	if (u == NULL)
+		u = &one;
 	json_int_t n = json_integer_value(jn);
-	size_t blen = json_string_length(jt), zlen = 0, in = 0, out = 0;
-	if (n < 0 || (uint64_t)n > (uint64_t)blen * PACK_RATIO + 4096 || sodium_init() < 0)
-		return NULL;
-	uint8_t *z = malloc(blen / 4 * 3 + 3);
-	char *t = malloc((size_t)n + 1);
-	lzma_options_lzma opt;
-	lzma_filter f[2];
+	size_t blen = json_string_length(jt), zlen = 0;
 	json_t *doc = NULL;
-	if (z != NULL && t != NULL && pack_filters(&opt, f) &&
-	    sodium_base642bin(z, blen / 4 * 3 + 3, json_string_value(jt), blen, NULL, &zlen, NULL,
-			      sodium_base64_VARIANT_ORIGINAL) == 0 &&
-	    lzma_raw_buffer_decode(f, NULL, z, &in, zlen, (uint8_t *)t, &out, (size_t)n) == LZMA_OK &&
-	    out == (size_t)n && in == zlen)
-		doc = json_loadb(t, out, 0, NULL);
-	free(z);
-	free(t);
+	if (n >= 0 && (uint64_t)n <= (uint64_t)blen * PACK_RATIO + 4096 && n < UINT32_MAX &&
+	    sodium_init() >= 0 && room(&u->z, &u->zcap, blen / 4 * 3 + 3) &&
+	    room(&u->t, &u->tcap, (size_t)n + 1) &&
+	    sodium_base642bin(u->z, u->zcap, json_string_value(jt), blen, NULL, &zlen, NULL,
+			      sodium_base64_VARIANT_ORIGINAL) == 0 && zlen < UINT32_MAX) {
+		/* (one inflater for every member, reset: its window made once) */
+		if (!u->ready)
+			u->ready = inflateInit(&u->s) == Z_OK;
+		else if (inflateReset(&u->s) != Z_OK)
+			return NULL;
+		if (u->ready) {
+			u->s.next_in = u->z;
+			u->s.avail_in = (uInt)zlen;
+			u->s.next_out = (Bytef *)u->t;
+			u->s.avail_out = (uInt)n;
+			if (inflate(&u->s, Z_FINISH) == Z_STREAM_END && u->s.avail_in == 0 &&
+			    u->s.avail_out == 0)
+				doc = json_loadb(u->t, (size_t)n, 0, NULL);
+		}
+	}
+	if (u == &one)
+		ht_dg_unpack_free(&one);
 	return doc;
 }
 

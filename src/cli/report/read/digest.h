@@ -21,6 +21,7 @@
 #define HT_REP_DIGEST_H
 
 #include <stddef.h>
+#include <zlib.h>
 
 #include "read/buildlock.h"
 #include "read/checkfacts.h"
@@ -339,14 +340,23 @@ bool ht_dg_tok_get(const char **p, const char *end, struct rep_dgtok *t);
 
 /* A digest's table of stacks and its quoted lines ("x") are written
  * packed: [LEN, TEXT], TEXT the base-64 (RFC 4648, with padding) of the
- * raw LZMA2 stream (dictionary 64 KiB) of the member's JSON text, which
- * is LEN bytes. The packed value of the n bytes at s (NULL: they could
- * not be packed). */
+ * zlib stream (RFC 1950) of the member's JSON text, which is LEN bytes.
+ * The packed value of the n bytes at s (NULL: they could not be packed). */
 json_t *ht_dg_pack(const char *s, size_t n);
+/* What unpacking keeps from one member to the next (a reading thread's:
+ * its decoder and buffers made once); zeroed to begin. */
+struct rep_dgunpack {
+	z_stream s;
+	bool ready;
+	uint8_t *z;
+	char *t;
+	size_t zcap, tcap;
+};
+void ht_dg_unpack_free(struct rep_dgunpack *u);
 /* What the member v holds: v itself when it is not packed (a new
  * reference), else the JSON value of the text it packs; NULL when that
- * cannot be read. */
-json_t *ht_dg_unpack(json_t *v);
+ * cannot be read. u: what is kept between calls, or NULL. */
+json_t *ht_dg_unpack(json_t *v, struct rep_dgunpack *u);
 
 /* A quoted line (cur, len bytes, NUL-terminated) as the members it
  * changes of base (NUL-terminated), *size bytes written: NULL when it is

@@ -427,6 +427,7 @@ struct stacktab {
 struct dctx {
 	struct rep_dgdoc *d;
 	struct stacktab *st;
+	struct rep_dgunpack *un;	/* the reading thread's */
 	json_t *doc;
 	struct rep_arena *a;
 	uint32_t file;			/* the record's file (the digest's index) */
@@ -704,7 +705,7 @@ static const char **stack_of(struct dctx *c, json_t *fr, uint32_t *count)
 
 static void make_stacks(struct dctx *c)
 {
-	json_t *st = ht_dg_unpack(json_object_get(c->doc, "stacks"));
+	json_t *st = ht_dg_unpack(json_object_get(c->doc, "stacks"), c->un);
 	c->nstacks = json_array_size(st);
 	c->stacks = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->stacks));
 	c->nstack = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->nstack));
@@ -873,7 +874,7 @@ static bool make_texts(struct rep_dgdoc *d)
 	bool read = t != NULL;
 	if (t != d->xcopy)
 		free(t);
-	json_t *x = ht_dg_unpack(json_object_get(doc, "x"));
+	json_t *x = ht_dg_unpack(json_object_get(doc, "x"), NULL);
 	json_decref(doc);
 	if (!json_is_array(x) || json_array_size(x) != d->nrecs) {
 		warnx("%s: line %zu: the digest's quoted lines could not be read (%s)", d->path,
@@ -1026,7 +1027,8 @@ static size_t xat_of(const char *s, size_t n, size_t *xlen)
 	return at;
 }
 
-static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab *st)
+static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab *st,
+		      struct rep_dgunpack *un)
 {
 	json_error_t je;
 	/* The records: what comes before "x" (its place in "xat"), read
@@ -1065,7 +1067,7 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab 
 		if (d->names[k] == NULL)
 			abort();
 	}
-	struct dctx c = { .d = d, .st = st, .doc = doc, .a = a };
+	struct dctx c = { .d = d, .st = st, .un = un, .doc = doc, .a = a };
 	make_stacks(&c);
 	size_t k;
 	json_t *e;
@@ -1114,6 +1116,7 @@ struct dgworker {
 	size_t first, step;
 	struct rep_arena a;
 	struct stacktab st;
+	struct rep_dgunpack un;
 };
 
 static void *dg_work(void *arg)
@@ -1121,7 +1124,8 @@ static void *dg_work(void *arg)
 	struct dgworker *w = arg;
 	ht_rep__scratch_begin();
 	for (size_t i = w->g->nparsed + w->first; i < w->g->n; i += w->step)
-		parse_doc(w->g->docs[i], &w->a, &w->st);
+		parse_doc(w->g->docs[i], &w->a, &w->st, &w->un);
+	ht_dg_unpack_free(&w->un);
 	ht_rep__scratch_end();
 	return NULL;
 }
