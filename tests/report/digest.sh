@@ -191,6 +191,30 @@ a = json.load(open('$T/badline.out'))['verdicts'][0]
 b = json.load(open('$T/missing_rank/dg.json.out'))['verdicts'][0]
 sys.exit(not (a['code'] == b['code'] == 'missing_rank' and a['ranks'] == b['ranks']
               and len(a['evidence']) == len(b['evidence']) - 1))"
+# A record's member list, or the packed stacks, damaged: said with the
+# digest's line, and the rest read (the record left out: what is written
+# against it cannot be read either).
+last=$("$PY" - "$T/missing_rank/all.dg" "$T/badmembers.dg" "$T/badstacks.dg" <<'PY'
+import json, re, sys
+line = open(sys.argv[1]).read().rstrip("\n")
+recs = list(re.finditer(r'\{"f":\d+(,"b":\d+)?,"m":"', line))
+at = recs[-1].end()	# the last record's (no record is written against it)
+open(sys.argv[2], "w").write(line[:at] + "zz" + line[at + 2:] + "\n")
+print(len(recs) - 1)
+n, z = json.loads(line)["stacks"]
+open(sys.argv[3], "w").write(line.replace(z, z[:8] + "*" + z[9:], 1) + "\n")
+PY
+)
+"$HT" report "$T/badmembers.dg" >"$T/badmembers.out" 2>"$T/badmembers.err"
+check "a record's member list damaged: said, with the digest's line and the record, left out" \
+	grep -q "badmembers.dg: line 1: 1 record of the digest could not be read (the first: record $last, whose proc members are damaged; a record written against a damaged one is damaged too): left out" "$T/badmembers.err"
+check "a record's member list damaged: the rest read" grep -q '^ranks ' "$T/badmembers.out"
+"$HT" report "$T/badstacks.dg" >"$T/badstacks.out" 2>"$T/badstacks.err"
+check "the packed stacks damaged: said, with the digest's line" \
+	grep -q 'badstacks.dg: line 1: the digest.s stacks could not be read (its member "stacks" is damaged): its dumps go without their frames' "$T/badstacks.err"
+check "the packed stacks damaged: the rest read, the same first verdict" \
+	sh -c "v=\$(grep -m 1 -E '^ *1 ' '$T/missing_rank/dg.text.out'); [ -n \"\$v\" ] &&
+	       [ \"\$(grep -m 1 -E '^ *1 ' '$T/badstacks.out')\" = \"\$v\" ]"
 "$HT" digest "$T/nowhere" >/dev/null 2>&1
 check "hangtrace digest of nothing: exit 2" test $? = 2
 "$HT" digest -o "$T/nowhere/x.dg" "$F/healthy" 2>"$T/o.err"

@@ -410,6 +410,7 @@ struct rproc {
 	struct rep_dval **arr[DA_N];
 	size_t narr[DA_N];
 	json_int_t *stk;	/* its dumps' stacks: frames and py of each, -1 none */
+	bool bad;		/* a member list of it, or of its base, could not be read */
 };
 
 /* The stacks a reading thread made: one array for the frames of one text,
@@ -535,6 +536,20 @@ static struct rep_dval dval_from(struct dctx *c, int t, int f, const struct rep_
 	return x;
 }
 
+/* Members of table t of the record being read that could not be read:
+ * the record is damaged, and so is every record read against it (said
+ * once a digest is read, ht_rep_digest_load; they are left out); out,
+ * its base's values, as they are. */
+static struct rep_dval *bad_members(struct dctx *c, int t, struct rep_dval *out)
+{
+	if (!c->cur->bad && c->d->nbad == 0) {
+		c->d->bad_rec = c->nread;
+		c->d->bad_tab = rep_dg_tabs[t].name;
+	}
+	c->cur->bad = true;
+	return out;
+}
+
 /* The members m ("MASK:VALUES") of a record of table t written against b
  * (NULL: none): all its members, those not given as b's. */
 static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struct rep_dval *b)
@@ -549,19 +564,21 @@ static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struc
 	 * record whose values are not what its mask says is read as giving
 	 * none. */
 	const char *s = json_string_value(m), *end = s + json_string_length(m);
+	if (m == NULL || (s != NULL && s == end))
+		return out;	/* (none given: all its base's) */
 	const char *colon = s != NULL ? memchr(s, ':', (size_t)(end - s)) : NULL;
 	uint16_t pos[DG_MAX_MEMBERS];
 	size_t nv;
 	if (colon == NULL || !ht_dg_mask_read(s, (size_t)(colon - s), n, pos, &nv))
-		return out;
+		return bad_members(c, t, out);
 	/* (ours first: a later format's members have the higher bits) */
 	struct rep_dgtok tok[DG_MAX_MEMBERS], skip;
 	const char *p = colon + 1;
 	for (size_t k = 0; k < nv; k++)
 		if (!ht_dg_tok_get(&p, end, k < DG_MAX_MEMBERS ? &tok[k] : &skip))
-			return out;
+			return bad_members(c, t, out);
 	if (p != end)
-		return out;
+		return bad_members(c, t, out);
 	for (int pass = 0; pass < 2; pass++)	/* mono times after their wall times */
 		for (size_t f = 0; f < n; f++) {
 			if (pos[f] == 0 || (ht_dg_pairs(t)[f] >= 0) != (pass == 1))
@@ -705,7 +722,8 @@ static const char **stack_of(struct dctx *c, json_t *fr, uint32_t *count)
 
 static void make_stacks(struct dctx *c)
 {
-	json_t *st = ht_dg_unpack(json_object_get(c->doc, "stacks"), c->un);
+	json_t *m = json_object_get(c->doc, "stacks"), *st = ht_dg_unpack(m, c->un);
+	c->d->stacks_bad = m != NULL && !json_is_array(st);
 	c->nstacks = json_array_size(st);
 	c->stacks = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->stacks));
 	c->nstack = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->nstack));
@@ -916,6 +934,7 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 		b = &c->ring[(c->nread - (size_t)dist) % (BASES + 1)];
 	rproc_clear(r, false);
 	c->cur = r;
+	r->bad = b != NULL && b->bad;
 	struct rep_proc *p = ht_rep_alloc(c->a, sizeof(*p));
 	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "f")));
 	c->d->dist[c->nread] = b != NULL ? (uint8_t)dist : 0;
@@ -970,7 +989,24 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	if (json_is_object(blk))
 		p->blk = get_buildlock(c, blk);
 	p->work = -1;		/* as the reader leaves it (parse.c) */
+	/* What the reader of trace files makes sure of, made sure of here
+	 * too (a digest's values read but out of range: not the writer's) */
+	if (p->host == NULL)
+		p->host = "?";
+	if (!(p->timeout > 0))
+		p->timeout = 300;
+	if (p->rank != REP_UNKNOWN && p->rank < 0)
+		p->rank = REP_UNKNOWN;
+	if (p->cur_phase < -1 || p->cur_phase >= HT_PHASE_COUNT)
+		p->cur_phase = -1;
+	for (size_t i = 0; i < p->ndumps; i++)
+		if (p->dumps[i].phase < -1 || p->dumps[i].phase >= HT_PHASE_COUNT)
+			p->dumps[i].phase = -1;
 	c->nread++;
+	if (r->bad) {
+		c->d->nbad++;
+		return NULL;
+	}
 	return p;
 }
 
@@ -1075,8 +1111,11 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab 
 	d->dist = calloc(d->nrecs + 1, sizeof(*d->dist));
 	if (d->dist == NULL)
 		abort();
-	json_array_foreach(json_object_get(doc, "procs"), k, e)
-		ht_rep_vec_push(&d->procs, get_proc(&c, e));
+	json_array_foreach(json_object_get(doc, "procs"), k, e) {
+		struct rep_proc *p = get_proc(&c, e);
+		if (p != NULL)
+			ht_rep_vec_push(&d->procs, p);
+	}
 	for (size_t i = 0; i < BASES + 1; i++)
 		rproc_clear(&c.ring[i], true);
 	json_array_foreach(json_object_get(doc, "warnings"), k, e) {
@@ -1175,6 +1214,15 @@ void ht_rep_digest_load(struct rep_job *job)
 			      d->why != NULL ? d->why : "?");
 			continue;
 		}
+		if (d->stacks_bad)
+			warnx("%s: line %zu: the digest's stacks could not be read (its member "
+			      "\"stacks\" is damaged): its dumps go without their frames", d->path,
+			      d->line);
+		if (d->nbad > 0)
+			warnx("%s: line %zu: %zu record%s of the digest could not be read (the "
+			      "first: record %zu, whose %s members are damaged; a record written "
+			      "against a damaged one is damaged too): left out", d->path, d->line,
+			      d->nbad, d->nbad == 1 ? "" : "s", d->bad_rec, d->bad_tab);
 		d->map = calloc(d->nfiles + 1, sizeof(*d->map));
 		if (d->map == NULL)
 			abort();

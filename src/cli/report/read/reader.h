@@ -48,6 +48,9 @@ struct rep_dgdoc {
 	size_t nunk, dropped;
 	bool made, unmade;		/* its quoted lines made below, or could not be */
 	bool unquoted;			/* a line of it could not be made (said once) */
+	bool stacks_bad;		/* its member "stacks" could not be read */
+	size_t nbad, bad_rec;		/* records that could not be read (left out); */
+	const char *bad_tab;		/* the first: its index and the table it failed in */
 	uint32_t *first, *count;	/* record k's lines: first[k] ..., count[k] */
 	char *buf;			/* its quoted lines: line i at buf + off[i], */
 	size_t len, cap;		/* tlen[i] bytes, whole (base[i] == -1), not */
