@@ -132,7 +132,7 @@ static int cmp_cand(const void *a, const void *b)
 	const struct cand *x = a, *y = b;
 	if (x->p->rank != y->p->rank)
 		return x->p->rank < y->p->rank ? -1 : 1;
-	int c = strcmp(x->p->host, y->p->host);
+	int c = x->p->host == y->p->host ? 0 : strcmp(x->p->host, y->p->host);
 	if (c != 0)
 		return c;
 	if (x->top != y->top)

@@ -241,7 +241,7 @@ static void work_state(struct rep_job *job, struct rep_proc *p)
 static int cmp_host_pid(const void *a, const void *b)
 {
 	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
-	int c = strcmp(x->host, y->host);
+	int c = x->host == y->host ? 0 : strcmp(x->host, y->host);
 	if (c != 0)
 		return c;
 	if (x->pid != y->pid)
@@ -251,7 +251,8 @@ static int cmp_host_pid(const void *a, const void *b)
 
 static bool same_boot(const struct rep_proc *a, const struct rep_proc *b)
 {
-	return a->boot_id == NULL || b->boot_id == NULL || strcmp(a->boot_id, b->boot_id) == 0;
+	return a->boot_id == NULL || b->boot_id == NULL || a->boot_id == b->boot_id ||
+	       strcmp(a->boot_id, b->boot_id) == 0;
 }
 
 static void link_parents(struct rep_proc **s, size_t n)
