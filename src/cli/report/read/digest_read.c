@@ -383,7 +383,28 @@ void ht_rep__digest_order(struct rep_job *job)
 	}
 	memcpy(job->files, f, n * sizeof(*f));
 	struct rep_dgset *g = job->dg;
-	for (size_t i = 0; i < g->procs.n; i++)
+	/* The records of each digest, its file k at job file base + k until
+	 * now; any after them already in the job's places. */
+	size_t i = 0;
+	uint32_t *tod = NULL;
+	size_t captod = 0;
+	for (size_t r = 0; r < g->nruns; r++) {
+		const struct rep_dgrun *run = &g->runs[r];
+		if (run->nfiles + 1 > captod) {
+			captod = run->nfiles + 1;
+			free(tod);
+			tod = malloc(captod * sizeof(*tod));
+			if (tod == NULL)
+				abort();
+		}
+		for (uint32_t k = 0; k < run->nfiles; k++)
+			tod[k] = to[run->base + k];
+		for (size_t e = i + run->count; i < e && i < g->procs.n; i++)
+			remap_proc(g->procs.v[i], tod, run->nfiles);
+	}
+	free(tod);
+	g->nruns = 0;
+	for (; i < g->procs.n; i++)
 		remap_proc(g->procs.v[i], to, (uint32_t)n);
 	for (size_t i = 0; i < job->nwarns; i++)	/* the digests' */
 		if (job->warns[i].file < n)
@@ -1232,10 +1253,19 @@ void ht_rep_digest_load(struct rep_job *job)
 			job->files[job->nfiles - 1].digest = true;
 			job->files[job->nfiles - 1].dgdoc = d;
 		}
-		for (size_t k = 0; k < d->procs.n; k++) {
-			remap_proc(d->procs.v[k], d->map, d->nfiles);
-			ht_rep_vec_push(&g->procs, d->procs.v[k]);
+		/* (their files put in their places when the job's files are in
+		 * order: ht_rep__digest_order) */
+		if (g->nruns == g->cap_runs) {
+			g->cap_runs = g->cap_runs != 0 ? g->cap_runs * 2 : 64;
+			struct rep_dgrun *r = realloc(g->runs, g->cap_runs * sizeof(*r));
+			if (r == NULL)
+				abort();
+			g->runs = r;
 		}
+		g->runs[g->nruns++] = (struct rep_dgrun){ d->nfiles > 0 ? d->map[0] : 0, d->procs.n,
+							  d->nfiles };
+		for (size_t k = 0; k < d->procs.n; k++)
+			ht_rep_vec_push(&g->procs, d->procs.v[k]);
 		ht_rep_vec_free(&d->procs);
 		for (size_t k = 0; k < d->nwarns; k++)
 			ht_rep__warn_take(job, d->warns[k].file < d->nfiles ? d->map[d->warns[k].file]
@@ -1358,6 +1388,7 @@ void ht_rep__digest_free(struct rep_job *job)
 		free(g->names[i]);
 	free(g->names);
 	free(g->pend);
+	free(g->runs);
 	ht_rep_vec_free(&g->procs);
 	ht_rep_intern_off(&g->a);
 	ht_rep_arena_free(&g->a);

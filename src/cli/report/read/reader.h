@@ -66,6 +66,14 @@ struct rep_dgset {
 	size_t nnames;
 	struct rep_arena a;		/* the records read (the reading threads' arenas) */
 	struct rep_vec procs;
+	/* Records added, a digest at a time, their files still the digest's
+	 * own: the next `count` of procs, whose file k is job file base + k
+	 * (ht_rep__digest_order puts them in their places, once). */
+	struct rep_dgrun {
+		size_t base, count;
+		uint32_t nfiles;
+	} *runs;
+	size_t nruns, cap_runs;
 	struct rep_unknown *pend;	/* unknown event types of the digests */
 	size_t npend, cap_pend;
 	bool writing;			/* read for a digest: unknown types kept below */
