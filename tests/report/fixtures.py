@@ -1680,6 +1680,10 @@ def activity_nfs(d):
 
 
 def main():
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        # (an option is no OUTDIR: the folder given is emptied first)
+        sys.stdout.write(__doc__ + "\n")
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "report")
     if os.path.isdir(root):
