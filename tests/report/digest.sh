@@ -206,9 +206,16 @@ open(sys.argv[3], "w").write(line.replace(z, z[:8] + "*" + z[9:], 1) + "\n")
 PY
 )
 "$HT" report "$T/badmembers.dg" >"$T/badmembers.out" 2>"$T/badmembers.err"
+"$HT" report --json "$T/badmembers.dg" >"$T/badmembers.json" 2>/dev/null
 check "a record's member list damaged: said, with the digest's line and the record, left out" \
 	grep -q "badmembers.dg: line 1: 1 record of the digest could not be read (the first: record $last, whose proc members are damaged; a record written against a damaged one is damaged too): left out" "$T/badmembers.err"
 check "a record's member list damaged: the rest read" grep -q '^ranks ' "$T/badmembers.out"
+# (the fixture's records: ranks 0, 1 and 3, rank 2 never started; the
+# last one left out, rank 3 is missing too)
+check "a record's member list damaged: the first verdict missing_rank, ranks 2-3" "$PY" -c "
+import json, sys
+v = json.load(open('$T/badmembers.json'))['verdicts'][0]
+sys.exit(not (v['code'] == 'missing_rank' and v['ranks'] == [2, 3]))"
 "$HT" report "$T/badstacks.dg" >"$T/badstacks.out" 2>"$T/badstacks.err"
 check "the packed stacks damaged: said, with the digest's line" \
 	grep -q 'badstacks.dg: line 1: the digest.s stacks could not be read (its member "stacks" is damaged): its dumps go without their frames' "$T/badstacks.err"
