@@ -156,10 +156,15 @@ static char *quote_form(const char *text, size_t *len)
 }
 
 /* A string; one that is not UTF-8 (a file name) with its bytes as they are. */
+static json_t *strn_value(const char *s, size_t n)
+{
+	json_t *v = json_stringn(s, n);
+	return v != NULL ? v : json_stringn_nocheck(s, n);
+}
+
 static json_t *str_value(const char *s)
 {
-	json_t *v = json_string(s);
-	return v != NULL ? v : json_string_nocheck(s);
+	return strn_value(s, strlen(s));
 }
 
 /* ---- the stacks, each once --------------------------------------------------------- */
@@ -366,14 +371,6 @@ static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t,
 	const struct rep_fd *fd = rep_dg_tabs[t].fd;
 	for (size_t i = from; i < to; i++)
 		vals[i] = dval_of(w, (const char *)rec + fd[i].off, fd[i].type);
-}
-
-/* A JSON string of the n bytes at s (a file name's bytes as they are
- * where they are not UTF-8). */
-static json_t *strn_value(const char *s, size_t n)
-{
-	json_t *v = json_stringn(s, n);
-	return v != NULL ? v : json_stringn_nocheck(s, n);
 }
 
 /* The members of vals that differ from b's (NULL: none known):
@@ -722,16 +719,15 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 	return o;
 }
 
-/* The JSON text of v packed (digest.h: ht_dg_pack), malloc'd; NULL when
- * it cannot be made. */
-static char *pack_dumps(json_t *v)
+/* v packed (digest.h: ht_dg_pack), its reference taken; NULL when it
+ * cannot be. */
+static json_t *packed(json_t *v)
 {
 	char *t = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_t *p = t != NULL ? ht_dg_pack(t, strlen(t)) : NULL;
-	char *s = p != NULL ? json_dumps(p, JSON_COMPACT) : NULL;
-	json_decref(p);
 	free(t);
-	return s;
+	json_decref(v);
+	return p;
 }
 
 /* Writes root, its member "xat" the place of the member "x" (xs), which
@@ -740,7 +736,9 @@ static int write_doc(json_t *root, json_t *xs, FILE *f)
 {
 	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":0,";
 	char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);	/* ("xat": 0) */
-	char *xt = pack_dumps(xs);
+	json_t *xp = packed(json_incref(xs));
+	char *xt = xp != NULL ? json_dumps(xp, JSON_COMPACT) : NULL;
+	json_decref(xp);
 	size_t len = s != NULL ? strlen(s) : 0, h = sizeof(head) - 3;	/* (up to the 0) */
 	int rc = s != NULL && xt != NULL && len > sizeof(head) && memcmp(s, head, h + 2) == 0 &&
 			 s[len - 1] == '}' ? 0 : -1;
@@ -790,19 +788,10 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	if (job->warns_dropped > 0)
 		json_object_set_new(root, "warnings_dropped",
 				    json_integer((json_int_t)job->warns_dropped));
-	char *st = json_dumps(w.stacks.arr, JSON_COMPACT);
-	json_t *packed = st != NULL ? ht_dg_pack(st, strlen(st)) : NULL;
-	free(st);
-	json_decref(w.stacks.arr);
-	if (packed == NULL) {
-		json_decref(root);
-		json_decref(procs);
-		json_decref(xs);
-		return -1;
-	}
-	json_object_set_new(root, "stacks", packed);
+	json_t *stacks = packed(w.stacks.arr);
+	json_object_set_new(root, "stacks", stacks != NULL ? stacks : json_null());
 	json_object_set_new(root, "procs", procs);
-	int rc = write_doc(root, xs, f);
+	int rc = stacks != NULL ? write_doc(root, xs, f) : -1;
 	json_decref(root);
 	json_decref(xs);
 	for (size_t i = 0; i < BASES + 1; i++)
