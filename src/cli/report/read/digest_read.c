@@ -584,9 +584,9 @@ static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struc
 	 * tables only grow at their ends: one past ours is passed over); a
 	 * record whose values are not what its mask says is read as giving
 	 * none. */
-	const char *s = json_string_value(m), *end = s + json_string_length(m);
-	if (m == NULL || (s != NULL && s == end))
+	if (m == NULL || (json_is_string(m) && json_string_length(m) == 0))
 		return out;	/* (none given: all its base's) */
+	const char *s = json_string_value(m), *end = s != NULL ? s + json_string_length(m) : NULL;
 	const char *colon = s != NULL ? memchr(s, ':', (size_t)(end - s)) : NULL;
 	uint16_t pos[DG_MAX_MEMBERS];
 	size_t nv;
