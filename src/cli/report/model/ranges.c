@@ -21,13 +21,7 @@ size_t ht_rep_ranks_sort(int64_t *v, size_t n)
 {
 	if (n == 0)
 		return 0;
-	/* (most lists are gathered in rank order: a million ranks are not
-	 * sorted again) */
-	size_t s = 1;
-	while (s < n && v[s - 1] <= v[s])
-		s++;
-	if (s < n)
-		rep_sort(v, n, sizeof(*v), cmp_i64);
+	rep_sort(v, n, sizeof(*v), cmp_i64);	/* (passes over a list in rank order) */
 	size_t k = 1;
 	for (size_t i = 1; i < n; i++)
 		if (v[i] != v[k - 1])
