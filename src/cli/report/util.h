@@ -16,8 +16,9 @@
 #define REP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* qsort that accepts an empty (NULL) array. */
-/* qsort, passing over what is in order already (glibc's qsort is a
- * stable merge sort: what it would leave as it is). */
+/* qsort, passing over what is in order already: the order a stable sort
+ * (glibc's merge sort, where it has the memory) leaves it in; where the
+ * comparison ties, any order is one qsort may give. */
 static inline void rep_sort(void *base, size_t n, size_t size,
 			    int (*cmp)(const void *, const void *))
 {
