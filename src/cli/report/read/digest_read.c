@@ -383,27 +383,15 @@ void ht_rep__digest_order(struct rep_job *job)
 	}
 	memcpy(job->files, f, n * sizeof(*f));
 	struct rep_dgset *g = job->dg;
-	/* The records of each digest, its file k at job file base + k until
-	 * now; any after them already in the job's places. */
+	/* The records of each digest, in the order added, its file k job file
+	 * fbase + k until now; once placed, the job's. */
 	size_t i = 0;
-	uint32_t *tod = NULL;
-	size_t captod = 0;
-	for (size_t r = 0; r < g->nruns; r++) {
-		const struct rep_dgrun *run = &g->runs[r];
-		if (run->nfiles + 1 > captod) {
-			captod = run->nfiles + 1;
-			free(tod);
-			tod = malloc(captod * sizeof(*tod));
-			if (tod == NULL)
-				abort();
-		}
-		for (uint32_t k = 0; k < run->nfiles; k++)
-			tod[k] = to[run->base + k];
-		for (size_t e = i + run->count; i < e && i < g->procs.n; i++)
-			remap_proc(g->procs.v[i], tod, run->nfiles);
+	for (size_t k = 0; !g->placed && k < g->n; k++) {
+		const struct rep_dgdoc *d = g->docs[k];
+		for (size_t e = i + d->nadded; i < e && i < g->procs.n; i++)
+			remap_proc(g->procs.v[i], to + d->fbase, d->nfiles);
 	}
-	free(tod);
-	g->nruns = 0;
+	g->placed = true;
 	for (; i < g->procs.n; i++)
 		remap_proc(g->procs.v[i], to, (uint32_t)n);
 	for (size_t i = 0; i < job->nwarns; i++)	/* the digests' */
@@ -1255,15 +1243,8 @@ void ht_rep_digest_load(struct rep_job *job)
 		}
 		/* (their files put in their places when the job's files are in
 		 * order: ht_rep__digest_order) */
-		if (g->nruns == g->cap_runs) {
-			g->cap_runs = g->cap_runs != 0 ? g->cap_runs * 2 : 64;
-			struct rep_dgrun *r = realloc(g->runs, g->cap_runs * sizeof(*r));
-			if (r == NULL)
-				abort();
-			g->runs = r;
-		}
-		g->runs[g->nruns++] = (struct rep_dgrun){ d->nfiles > 0 ? d->map[0] : 0, d->procs.n,
-							  d->nfiles };
+		d->fbase = d->nfiles > 0 ? d->map[0] : 0;
+		d->nadded = d->procs.n;
 		for (size_t k = 0; k < d->procs.n; k++)
 			ht_rep_vec_push(&g->procs, d->procs.v[k]);
 		ht_rep_vec_free(&d->procs);
@@ -1388,7 +1369,6 @@ void ht_rep__digest_free(struct rep_job *job)
 		free(g->names[i]);
 	free(g->names);
 	free(g->pend);
-	free(g->runs);
 	ht_rep_vec_free(&g->procs);
 	ht_rep_intern_off(&g->a);
 	ht_rep_arena_free(&g->a);

@@ -40,6 +40,9 @@ struct rep_dgdoc {
 	uint32_t nfiles;
 	uint32_t *map;			/* its file k is job->files[map[k]], until added */
 	struct rep_vec procs;		/* its records, until added to the set's */
+	size_t nadded;			/* then how many, their files still its own: */
+	uint32_t fbase;			/* its file k is job file fbase + k, until the
+					 * files are in order (ht_rep__digest_order) */
 	uint8_t *dist;			/* each record's base: how many records back, 0 none */
 	size_t nrecs;
 	struct rep_warning *warns;
@@ -66,14 +69,7 @@ struct rep_dgset {
 	size_t nnames;
 	struct rep_arena a;		/* the records read (the reading threads' arenas) */
 	struct rep_vec procs;
-	/* Records added, a digest at a time, their files still the digest's
-	 * own: the next `count` of procs, whose file k is job file base + k
-	 * (ht_rep__digest_order puts them in their places, once). */
-	struct rep_dgrun {
-		size_t base, count;
-		uint32_t nfiles;
-	} *runs;
-	size_t nruns, cap_runs;
+	bool placed;			/* procs' files in the job's places (below) */
 	struct rep_unknown *pend;	/* unknown event types of the digests */
 	size_t npend, cap_pend;
 	bool writing;			/* read for a digest: unknown types kept below */
