@@ -361,19 +361,74 @@ START_TEST(test_pack)
 }
 END_TEST
 
-/* "xat": the place of "x" once its own digits are in the line, across
- * the lengths where they grow (9 to 10, 99 to 100, ...). */
-START_TEST(test_xat)
+static size_t ndigits(size_t v)
 {
-	for (size_t len = 4; len < 2000000; len += len < 1100 ? 1 : len < 11000 ? 7 : 997) {
-		size_t at = ht_dg_xat(len), d = 0;
-		for (size_t v = at; v > 0; v /= 10)
-			d++;
-		ck_assert_uint_eq(at, len - 2 + d);
+	size_t d = 1;
+	for (; v >= 10; v /= 10)
+		d++;
+	return d;
+}
+
+/* "pat" and "xat": the places of "procs" and "x" once their own digits
+ * are in the line (each replacing a 0), across the lengths where they
+ * grow (9 to 10, 99 to 100, ...), the records' length too. */
+START_TEST(test_places)
+{
+	static const size_t plens[] = { 11, 88, 89, 90, 900, 998, 999, 1000, 99990, 123456 };
+	for (size_t len = 4; len < 2000000; len += len < 1100 ? 1 : len < 11000 ? 7 : 997)
+		for (size_t k = 0; k < sizeof(plens) / sizeof(plens[0]); k++) {
+			size_t pat, xat;
+			ht_dg_places(len, plens[k], &pat, &xat);
+			ck_assert_uint_eq(pat, len - 3 + ndigits(pat) + ndigits(xat));
+			ck_assert_uint_eq(xat, pat + plens[k]);
+		}
+	size_t pat, xat;
+	ht_dg_places(100, 11, &pat, &xat);	/* 100 - 3 + 3 + 3 */
+	ck_assert_uint_eq(pat, 103);
+	ck_assert_uint_eq(xat, 114);
+	ht_dg_places(92, 11, &pat, &xat);	/* 92 - 3 + 2 + 3: xat's third digit moves pat */
+	ck_assert_uint_eq(pat, 94);
+	ck_assert_uint_eq(xat, 105);
+}
+END_TEST
+
+/* A JSON string read where it is when it is printable ASCII without an
+ * escape, else by jansson; what is not one refused. */
+START_TEST(test_jstr)
+{
+	static const struct {
+		const char *in, *want;	/* want NULL: refused */
+		size_t wlen;
+		bool where;		/* read where it is */
+	} cases[] = {
+		{ "\"F0M:abc\",", "F0M:abc", 7, true },
+		{ "\"\"]", "", 0, true },
+		{ "\"a\\\"b\\\\c\",", "a\"b\\c", 5, false },
+		{ "\"caf\xc3\xa9 \\u00e9\"", "caf\xc3\xa9 \xc3\xa9", 8, false },
+		{ "\"a\\u0000b\"", NULL, 0, false },	/* a NUL, as jansson refuses it */
+		{ "\"\xff\"", NULL, 0, false },	/* not UTF-8 */
+		{ "\"a\tb\"", NULL, 0, false },	/* a raw control character */
+		{ "\"abc", NULL, 0, false },		/* no end */
+		{ "\"ab\\\"", NULL, 0, false },	/* its quote escaped: no end */
+		{ "abc\"", NULL, 0, false },		/* no opening quote */
+		{ "\"\\x\"", NULL, 0, false },	/* no such escape */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *p = cases[i].in, *end = p + strlen(p), *s;
+		size_t len;
+		char *own;
+		bool ok = ht_dg_jstr(&p, end, &s, &len, &own);
+		ck_assert_msg(ok == (cases[i].want != NULL), "case %zu", i);
+		if (!ok) {
+			ck_assert_ptr_eq(p, cases[i].in);
+			continue;
+		}
+		ck_assert_uint_eq(len, cases[i].wlen);
+		ck_assert_mem_eq(s, cases[i].want, len);
+		ck_assert_msg((own == NULL) == cases[i].where, "case %zu", i);
+		ck_assert_ptr_eq(p, strchr(cases[i].in, '\0') - (strchr(",]", end[-1]) != NULL));
+		free(own);
 	}
-	ck_assert_uint_eq(ht_dg_xat(100), 101);	/* 100 + 3 - 2 */
-	ck_assert_uint_eq(ht_dg_xat(99), 99);
-	ck_assert_uint_eq(ht_dg_xat(999), 1001);
 }
 END_TEST
 
@@ -460,7 +515,8 @@ static Suite *make(void)
 	tcase_add_test(t, test_vlq);
 	tcase_add_test(t, test_tokens);
 	tcase_add_test(t, test_pack);
-	tcase_add_test(t, test_xat);
+	tcase_add_test(t, test_places);
+	tcase_add_test(t, test_jstr);
 	tcase_add_test(t, test_text_delta);
 	tcase_add_test(t, test_text_whole);
 	tcase_add_test(t, test_blocks);

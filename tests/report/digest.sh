@@ -136,12 +136,12 @@ check "a part lost: said, with how many came" grep -q "lost.dg: digest .*: [0-9]
 # What is not a digest is said so; a digest is one JSON line of its format.
 check "a digest is one line" test "$(wc -l <"$T/missing_rank/all.dg")" = 1
 check "a digest names its format first" \
-	grep -q '^{"digest":"hangtrace-digest/4",' "$T/missing_rank/all.dg"
+	grep -q '^{"digest":"hangtrace-digest/5",' "$T/missing_rank/all.dg"
 printf '{"digest":"hangtrace-digest/9"}\n' >"$T/other.dg"
 "$HT" report "$T/other.dg" >/dev/null 2>"$T/other.err"
 check "a digest of another format: exit 2" test $? = 2
 check "a digest of another format: said so, with the format it names" \
-	grep -q 'other.dg: not a digest of format hangtrace-digest/4 (its first line says "hangtrace-digest/9")' "$T/other.err"
+	grep -q 'other.dg: not a digest of format hangtrace-digest/5 (its first line says "hangtrace-digest/9")' "$T/other.err"
 # Digests through a pipe or as standard input (-): read as they come, the
 # quoted lines kept; the report of the file. What is not a digest there
 # is said, naming what a stream may hold.
@@ -157,14 +157,21 @@ check "digests merged from a pipe into a pipe: the report over their file" \
 echo '{"t":"header"}' | "$HT" report - >/dev/null 2>"$T/notdg.err"
 check "a stream of no digest: exit 2" test $? = 2
 check "a stream of no digest: said, with what a stream may hold" \
-	grep -q -- '-: read as it comes (not a file or a folder), and no digest of format hangtrace-digest/4 in it' "$T/notdg.err"
+	grep -q -- '-: read as it comes (not a file or a folder), and no digest of format hangtrace-digest/5 in it' "$T/notdg.err"
 # "xat" says where the quoted lines begin: a wrong one is said, the rest read.
 sed 's/"xat":\([0-9]*\)/"xat":1\1/' "$T/missing_rank/all.dg" >"$T/xat.dg"
 sed -n 1p "$T/healthy/all.dg" >>"$T/xat.dg"
 "$HT" report "$T/xat.dg" >"$T/xat.out" 2>"$T/xat.err"
 check "a digest whose xat is wrong: said, with its line" \
-	grep -q 'xat.dg: line 1: a digest that could not be read (no member "xat" that says where its member "x" is)' "$T/xat.err"
+	grep -q 'xat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "procs" are)' "$T/xat.err"
 check "a digest whose xat is wrong: the next line read" grep -q '^ranks ' "$T/xat.out"
+# "pat" says where the records begin: likewise.
+sed 's/"pat":\([0-9]*\)/"pat":1\1/' "$T/missing_rank/all.dg" >"$T/pat.dg"
+sed -n 1p "$T/healthy/all.dg" >>"$T/pat.dg"
+"$HT" report "$T/pat.dg" >"$T/pat.out" 2>"$T/pat.err"
+check "a digest whose pat is wrong: said, with its line" \
+	grep -q 'pat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "procs" are)' "$T/pat.err"
+check "a digest whose pat is wrong: the next line read" grep -q '^ranks ' "$T/pat.out"
 # A quoted line that cannot be made (its change fits no line) is said,
 # and the evidence goes without it; the verdict is the same.
 # (x unpacked and packed again as doc/trace-format.md says: base-64 of a
@@ -197,8 +204,11 @@ sys.exit(not (a['code'] == b['code'] == 'missing_rank' and a['ranks'] == b['rank
 last=$("$PY" - "$T/missing_rank/all.dg" "$T/badmembers.dg" "$T/badstacks.dg" <<'PY'
 import json, re, sys
 line = open(sys.argv[1]).read().rstrip("\n")
-recs = list(re.finditer(r'\{"f":\d+(,"b":\d+)?,"m":"', line))
-at = recs[-1].end()	# the last record's (no record is written against it)
+recs = json.loads(line)["procs"]
+# the last record's (no record is written against it) members, after its
+# file and base (F, B: each a VLQ integer) and M: "zz" is no mask
+m = re.match(r'F[A-Za-z0-9+/]*?[A-Za-f](B[A-Za-z0-9+/]*?[A-Za-f])?M', recs[-1])
+at = line.rindex('"' + recs[-1] + '"') + 1 + m.end()
 open(sys.argv[2], "w").write(line[:at] + "zz" + line[at + 2:] + "\n")
 print(len(recs) - 1)
 n, z = json.loads(line)["stacks"]

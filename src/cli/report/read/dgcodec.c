@@ -102,15 +102,25 @@ void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, siz
 	*py = s != NULL ? s[1] : -1;
 }
 
-size_t ht_dg_xat(size_t len)
+static size_t digits(size_t v)
 {
-	/* at = len - 2 + (the digits of at) */
-	for (size_t d = 1;; d++) {
-		size_t at = len - 2 + d, n = 1;
-		for (size_t v = at; v >= 10; v /= 10)
-			n++;
-		if (n == d)
-			return at;
+	size_t n = 1;
+	for (; v >= 10; v /= 10)
+		n++;
+	return n;
+}
+
+void ht_dg_places(size_t len, size_t plen, size_t *pat, size_t *xat)
+{
+	/* (each place's digits replace a 0: as many tries as digits change) */
+	size_t dp = 1, dx = 1;
+	for (;;) {
+		*pat = len - 3 + dp + dx;
+		*xat = *pat + plen;
+		if (digits(*pat) == dp && digits(*xat) == dx)
+			return;
+		dp = digits(*pat);
+		dx = digits(*xat);
 	}
 }
 
@@ -347,42 +357,93 @@ static bool room(void *buf, size_t *cap, size_t n)
 	return true;
 }
 
+const char *ht_dg_unpack_text(json_t *v, struct rep_dgunpack *u, size_t *len)
+{
+	json_t *jn = json_array_get(v, 0), *jt = json_array_get(v, 1);
+	if (!json_is_integer(jn) || !json_is_string(jt) || json_array_size(v) != 2)
+		return NULL;
+	json_int_t n = json_integer_value(jn);
+	size_t blen = json_string_length(jt), zlen = 0;
+	if (!(n >= 0 && (uint64_t)n <= (uint64_t)blen * PACK_RATIO + 4096 && n < UINT32_MAX &&
+	      sodium_init() >= 0 && room(&u->z, &u->zcap, blen / 4 * 3 + 3) &&
+	      room(&u->t, &u->tcap, (size_t)n + 1) &&
+	      sodium_base642bin(u->z, u->zcap, json_string_value(jt), blen, NULL, &zlen, NULL,
+				sodium_base64_VARIANT_ORIGINAL) == 0 && zlen < UINT32_MAX))
+		return NULL;
+	/* (one inflater for every member, reset: its window made once) */
+	if (!u->ready)
+		u->ready = inflateInit(&u->s) == Z_OK;
+	else if (inflateReset(&u->s) != Z_OK)
+		return NULL;
+	if (!u->ready)
+		return NULL;
+	u->s.next_in = u->z;
+	u->s.avail_in = (uInt)zlen;
+	u->s.next_out = (Bytef *)u->t;
+	u->s.avail_out = (uInt)n;
+	if (inflate(&u->s, Z_FINISH) != Z_STREAM_END || u->s.avail_in != 0 || u->s.avail_out != 0)
+		return NULL;
+	u->t[n] = '\0';
+	*len = (size_t)n;
+	return u->t;
+}
+
 json_t *ht_dg_unpack(json_t *v, struct rep_dgunpack *u)
 {
 	json_t *jn = json_array_get(v, 0), *jt = json_array_get(v, 1);
 	if (!json_is_integer(jn) || !json_is_string(jt) || json_array_size(v) != 2)
 		return v != NULL ? json_incref(v) : NULL;
 	struct rep_dgunpack one = { 0 };
-	if (u == NULL)
-		u = &one;
-	json_int_t n = json_integer_value(jn);
-	size_t blen = json_string_length(jt), zlen = 0;
-	json_t *doc = NULL;
-	if (n >= 0 && (uint64_t)n <= (uint64_t)blen * PACK_RATIO + 4096 && n < UINT32_MAX &&
-	    sodium_init() >= 0 && room(&u->z, &u->zcap, blen / 4 * 3 + 3) &&
-	    room(&u->t, &u->tcap, (size_t)n + 1) &&
-	    sodium_base642bin(u->z, u->zcap, json_string_value(jt), blen, NULL, &zlen, NULL,
-			      sodium_base64_VARIANT_ORIGINAL) == 0 && zlen < UINT32_MAX) {
-		/* (one inflater for every member, reset: its window made once) */
-		if (!u->ready)
-			u->ready = inflateInit(&u->s) == Z_OK;
-		else if (inflateReset(&u->s) != Z_OK)
-			return NULL;
-		if (u->ready) {
-			u->s.next_in = u->z;
-			u->s.avail_in = (uInt)zlen;
-			u->s.next_out = (Bytef *)u->t;
-			u->s.avail_out = (uInt)n;
-			if (inflate(&u->s, Z_FINISH) == Z_STREAM_END && u->s.avail_in == 0 &&
-			    u->s.avail_out == 0)
-				doc = json_loadb(u->t, (size_t)n, 0, NULL);
-		}
-	}
-	if (u == &one)
-		ht_dg_unpack_free(&one);
+	size_t n;
+	const char *t = ht_dg_unpack_text(v, u != NULL ? u : &one, &n);
+	json_t *doc = t != NULL ? json_loadb(t, n, 0, NULL) : NULL;
+	ht_dg_unpack_free(&one);
 	return doc;
 }
 
+/* ---- a JSON string read where it is ------------------------------------------------- */
+
+bool ht_dg_jstr(const char **p, const char *end, const char **s, size_t *len, char **own)
+{
+	const char *q = *p;
+	*own = NULL;
+	if (q >= end || *q != '"')
+		return false;
+	const char *b = q + 1, *e = memchr(b, '"', (size_t)(end - b));
+	if (e == NULL)
+		return false;
+	/* (printable ASCII without a backslash: its bytes are its text) */
+	unsigned odd = 0;
+	for (const unsigned char *c = (const unsigned char *)b; c < (const unsigned char *)e; c++)
+		odd |= (unsigned)(*c < 0x20) | (unsigned)(*c >= 0x80) | (unsigned)(*c == '\\');
+	if (odd == 0) {
+		*s = b;
+		*len = (size_t)(e - b);
+		*p = e + 1;
+		return true;
+	}
+	/* Else its end past its escapes, and jansson reads it (its escapes,
+	 * its UTF-8: refused as it refuses them). */
+	for (e = b; e < end && *e != '"'; e++)
+		if (*e == '\\')
+			e++;
+	if (e >= end)
+		return false;
+	json_t *v = json_loadb(q, (size_t)(e + 1 - q), JSON_DECODE_ANY, NULL);
+	if (!json_is_string(v)) {
+		json_decref(v);
+		return false;
+	}
+	*len = json_string_length(v);
+	*own = malloc(*len + 1);
+	if (*own == NULL)
+		abort();
+	memcpy(*own, json_string_value(v), *len + 1);
+	json_decref(v);
+	*s = *own;
+	*p = e + 1;
+	return true;
+}
 /* ---- a quoted line as the members it changes ---------------------------------------- */
 
 /* A number as a JSON text writes it without an exponent: its digits as

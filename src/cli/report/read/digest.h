@@ -292,9 +292,11 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
  * written against (rep_dg_pairs), or -1. */
 #define DG_MAX_MEMBERS 128
 const int *ht_dg_pairs(int t);
-/* Where "x" goes in a digest whose records, written with "xat":0, are
- * len bytes: at root's last byte, '}', once xat's digits replace the 0. */
-size_t ht_dg_xat(size_t len);
+/* Where the records ("procs", plen bytes from its comma) and "x" go in
+ * a digest whose other members, written with "xat":0,"pat":0, are len
+ * bytes: the records at that text's last byte, '}', once the digits of
+ * pat and xat replace the 0s, and "x" after them. */
+void ht_dg_places(size_t len, size_t plen, size_t *pat, size_t *xat);
 /* The stacks (frames, py; -1 none) of dump j's base, for the writer and
  * the reader alike: the base record's dump j (of its nb, stacks at bs),
  * else the record's own dump before it (stacks at rs), else none. */
@@ -353,10 +355,21 @@ struct rep_dgunpack {
 	size_t zcap, tcap;
 };
 void ht_dg_unpack_free(struct rep_dgunpack *u);
+/* The text that the packed member v holds (len bytes, NUL-terminated, in
+ * u's buffer until its next call); NULL when v is not packed or cannot be
+ * read. */
+const char *ht_dg_unpack_text(json_t *v, struct rep_dgunpack *u, size_t *len);
 /* What the member v holds: v itself when it is not packed (a new
  * reference), else the JSON value of the text it packs; NULL when that
  * cannot be read. u: what is kept between calls, or NULL. */
 json_t *ht_dg_unpack(json_t *v, struct rep_dgunpack *u);
+
+/* The JSON string at *p (its opening quote; not past end): its text at
+ * *s, *len bytes, *p after its closing quote. Printable ASCII without an
+ * escape is read where it is (the records of a digest, which jansson would
+ * take byte by byte); any other is read by jansson into *own (malloc'd,
+ * NUL-terminated; else NULL). False when it is not a JSON string. */
+bool ht_dg_jstr(const char **p, const char *end, const char **s, size_t *len, char **own);
 
 /* A quoted line (cur, len bytes, NUL-terminated) as the members it
  * changes of base (NUL-terminated), *size bytes written: NULL when it is

@@ -559,35 +559,41 @@ static struct rep_dval *bad_members(struct dctx *c, int t, struct rep_dval *out)
 	return out;
 }
 
-/* The members m ("MASK:VALUES") of a record of table t written against b
- * (NULL: none): all its members, those not given as b's. */
-static struct rep_dval *read_delta(struct dctx *c, int t, json_t *m, const struct rep_dval *b)
+/* The members ("MASK:VALUES") at *pp (not past end; NULL: none given) of
+ * a record of table t written against b (NULL: none): all its members,
+ * those not given as b's; *pp after them. *ok false when they cannot be
+ * read (the record is damaged: bad_members). */
+static struct rep_dval *read_delta(struct dctx *c, int t, const char **pp, const char *end,
+				   const struct rep_dval *b, bool *ok)
 {
 	static const struct rep_dval none = { .k = DV_NONE };
 	size_t n = rep_dg_tabs[t].n;
 	struct rep_dval *out = ht_dg_slab_alloc(&c->cur->a, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++)
 		out[i] = b != NULL ? b[i] : none;
-	/* Bit f of MASK gives the f-th member of digest.h's table (a format's
-	 * tables only grow at their ends: one past ours is passed over); a
-	 * record whose values are not what its mask says is read as giving
-	 * none. */
-	if (m == NULL || (json_is_string(m) && json_string_length(m) == 0))
+	*ok = true;
+	if (pp == NULL)
 		return out;	/* (none given: all its base's) */
-	const char *s = json_string_value(m), *end = s != NULL ? s + json_string_length(m) : NULL;
-	const char *colon = s != NULL ? memchr(s, ':', (size_t)(end - s)) : NULL;
+	/* Bit f of MASK gives the f-th member of digest.h's table (a format's
+	 * tables only grow at their ends: one past ours is passed over). */
+	const char *s = *pp, *colon = memchr(s, ':', (size_t)(end - s));
 	uint16_t pos[DG_MAX_MEMBERS];
-	size_t nv;
-	if (colon == NULL || !ht_dg_mask_read(s, (size_t)(colon - s), n, pos, &nv))
+	size_t nv = 0;
+	if (colon == NULL || (colon > s && !ht_dg_mask_read(s, (size_t)(colon - s), n, pos, &nv))) {
+		*ok = false;
 		return bad_members(c, t, out);
+	}
+	if (colon == s)
+		memset(pos, 0, n * sizeof(*pos));
 	/* (ours first: a later format's members have the higher bits) */
 	struct rep_dgtok tok[DG_MAX_MEMBERS], skip;
 	const char *p = colon + 1;
 	for (size_t k = 0; k < nv; k++)
-		if (!ht_dg_tok_get(&p, end, k < DG_MAX_MEMBERS ? &tok[k] : &skip))
+		if (!ht_dg_tok_get(&p, end, k < DG_MAX_MEMBERS ? &tok[k] : &skip)) {
+			*ok = false;
 			return bad_members(c, t, out);
-	if (p != end)
-		return bad_members(c, t, out);
+		}
+	*pp = p;
 	for (int pass = 0; pass < 2; pass++)	/* mono times after their wall times */
 		for (size_t f = 0; f < n; f++) {
 			if (pos[f] == 0 || (ht_dg_pairs(t)[f] >= 0) != (pass == 1))
@@ -656,35 +662,59 @@ static void set_field(struct dctx *c, char *at, unsigned type, const struct rep_
 	}
 }
 
-/* A record of table t (members m against b) into base; its values in *keep. */
-static void get_fields(struct dctx *c, json_t *m, void *base, int t, const struct rep_dval *b,
-		       struct rep_dval **keep)
+/* A record of table t (its members at *pp, as read_delta, against b)
+ * into base; its values in *keep. False when they cannot be read. */
+static bool get_fields(struct dctx *c, const char **pp, const char *end, void *base, int t,
+		       const struct rep_dval *b, struct rep_dval **keep)
 {
-	struct rep_dval *v = read_delta(c, t, m, b);
+	bool ok;
+	struct rep_dval *v = read_delta(c, t, pp, end, b, &ok);
 	const struct rep_fd *fd = rep_dg_tabs[t].fd;
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
 		set_field(c, (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (keep != NULL)
 		*keep = v;
+	return ok;
 }
 
-static const char *frame_of(json_t *fr, size_t k, size_t *len)
+/* A record of table t without a base whose members are the JSON string m
+ * ("" or absent: none given), into base. */
+static void get_fields_json(struct dctx *c, json_t *m, void *base, int t)
 {
-	json_t *s = json_array_get(fr, k);
-	*len = json_string_length(s);
-	return json_string_value(s) != NULL ? json_string_value(s) : "";
+	const char *s = json_string_value(m), *end = s != NULL ? s + json_string_length(m) : NULL;
+	bool given = s != NULL && s < end;
+	if (!get_fields(c, given ? &s : NULL, end, base, t, NULL, NULL) || s != end)
+		bad_members(c, t, NULL);
 }
 
-/* The frames fr (a JSON array of strings): the thread's array of them. */
-static const char **stack_of(struct dctx *c, json_t *fr, uint32_t *count)
+/* A stack's frames as read: each where it is, and its length. */
+struct frames {
+	const char **s;
+	size_t *len;
+	size_t n, cap;
+};
+
+static void frames_add(struct frames *f, const char *s, size_t len)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap != 0 ? f->cap * 2 : 64;
+		f->s = realloc(f->s, f->cap * sizeof(*f->s));
+		f->len = realloc(f->len, f->cap * sizeof(*f->len));
+		if (f->s == NULL || f->len == NULL)
+			abort();
+	}
+	f->s[f->n] = s;
+	f->len[f->n++] = len;
+}
+
+/* The frames fr: the thread's array of them. */
+static const char **stack_of(struct dctx *c, const struct frames *fr, uint32_t *count)
 {
 	struct stacktab *t = c->st;
-	size_t n = json_array_size(fr), len;
+	size_t n = fr->n;
 	uint64_t h = n;
-	for (size_t k = 0; k < n; k++) {
-		const char *f = frame_of(fr, k, &len);
-		h = (h ^ ht_rep_hash(f, len)) * 0x100000001b3ull;
-	}
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ ht_rep_hash(fr->s[k], fr->len[k])) * 0x100000001b3ull;
 	if (2 * (t->n + 1) > t->cap) {
 		struct stacktab g = { .cap = t->cap != 0 ? t->cap * 2 : 64 };
 		g.slot = calloc(g.cap, sizeof(*g.slot));
@@ -708,45 +738,78 @@ static const char **stack_of(struct dctx *c, json_t *fr, uint32_t *count)
 		if (e->h != h || e->n != n)
 			continue;
 		size_t k = 0;
-		for (; k < n; k++) {
-			const char *f = frame_of(fr, k, &len);
-			if (strlen(e->fr[k]) != len || memcmp(e->fr[k], f, len) != 0)
+		for (; k < n; k++)
+			if (strlen(e->fr[k]) != fr->len[k] || memcmp(e->fr[k], fr->s[k], fr->len[k]) != 0)
 				break;
-		}
 		if (k == n) {
 			*count = e->n;
 			return e->fr;
 		}
 	}
 	const char **v = ht_rep_alloc(c->a, (n + 1) * sizeof(*v));
-	for (size_t k = 0; k < n; k++) {
-		const char *f = frame_of(fr, k, &len);
-		v[k] = ht_rep_intern(c->a, f, len);
-	}
+	for (size_t k = 0; k < n; k++)
+		v[k] = ht_rep_intern(c->a, fr->s[k], fr->len[k]);
 	t->slot[i] = (struct stackslot){ h, v, (uint32_t)n };
 	t->n++;
 	*count = (uint32_t)n;
 	return v;
 }
 
-static void make_stacks(struct dctx *c)
+static void add_stack(struct dctx *c, struct frames *fr, size_t *cap)
 {
-	json_t *m = json_object_get(c->doc, "stacks"), *st = ht_dg_unpack(m, c->un);
-	c->d->stacks_bad = m != NULL && !json_is_array(st);
-	c->nstacks = json_array_size(st);
-	c->stacks = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->stacks));
-	c->nstack = ht_rep_alloc(c->a, (c->nstacks + 1) * sizeof(*c->nstack));
-	for (size_t i = 0; i < c->nstacks; i++)
-		c->stacks[i] = stack_of(c, json_array_get(st, i), &c->nstack[i]);
-	json_decref(st);
+	if (c->nstacks == *cap) {
+		*cap = *cap != 0 ? *cap * 2 : 16;
+		const char ***v = ht_rep_alloc(c->a, *cap * sizeof(*v));
+		uint32_t *n = ht_rep_alloc(c->a, *cap * sizeof(*n));
+		if (c->nstacks > 0) {
+			memcpy(v, c->stacks, c->nstacks * sizeof(*v));
+			memcpy(n, c->nstack, c->nstacks * sizeof(*n));
+		}
+		c->stacks = v;
+		c->nstack = n;
+	}
+	c->stacks[c->nstacks] = stack_of(c, fr, &c->nstack[c->nstacks]);
+	c->nstacks++;
+	fr->n = 0;
 }
 
-/* Element k of dump e ([m, frames, py]): a stack's index, -1 none; left
- * out, the base's (dflt). */
-static json_int_t stack_at(json_t *e, size_t k, json_int_t dflt)
+/* The digest's table of stacks: packed, each its count of frames and
+ * each frame a string token; or a plain array of arrays of strings. */
+static void make_stacks(struct dctx *c)
 {
-	json_t *v = json_array_get(e, k);
-	return v == NULL ? dflt : json_is_integer(v) ? json_integer_value(v) : -1;
+	json_t *m = json_object_get(c->doc, "stacks");
+	struct frames fr = { 0 };
+	size_t cap = 0, len;
+	const char *t = ht_dg_unpack_text(m, c->un, &len);
+	c->nstacks = 0;
+	if (t != NULL) {
+		const char *end = t + len;
+		while (t < end) {
+			int64_t n;
+			struct rep_dgtok k;
+			if (!ht_dg_vlq_get(&t, end, &n) || n < 0 || n > end - t)
+				break;
+			for (int64_t i = 0; i < n && ht_dg_tok_get(&t, end, &k) && k.k == DT_STR; i++)
+				frames_add(&fr, k.s, k.len);
+			if (fr.n != (size_t)n)
+				break;
+			add_stack(c, &fr, &cap);
+		}
+		c->d->stacks_bad = t != end;
+	} else if (json_is_array(m) && !json_is_integer(json_array_get(m, 0))) {
+		size_t i, k;
+		json_t *e, *f;
+		json_array_foreach(m, i, e) {
+			json_array_foreach(e, k, f)
+				frames_add(&fr, json_string_value(f) != NULL ? json_string_value(f) : "",
+					   json_string_length(f));
+			add_stack(c, &fr, &cap);
+		}
+	} else {
+		c->d->stacks_bad = m != NULL;
+	}
+	free(fr.s);
+	free(fr.len);
 }
 
 static void get_stack(struct dctx *c, json_int_t i, const char ***fr, uint32_t *n)
@@ -760,7 +823,7 @@ static void get_stack(struct dctx *c, json_int_t i, const char ***fr, uint32_t *
 static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 {
 	struct rep_checkfacts *f = ht_rep_alloc(c->a, sizeof(*f));
-	get_fields(c, json_object_get(o, "m"), f, DG_CHECKFACTS, NULL, NULL);
+	get_fields_json(c, json_object_get(o, "m"), f, DG_CHECKFACTS);
 	json_t *lines = json_object_get(o, "lines");
 	f->n = json_array_size(lines);
 	if (f->n > 0)
@@ -768,7 +831,7 @@ static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 	for (size_t i = 0; i < f->n; i++) {
 		json_t *e = json_array_get(lines, i);
 		struct rep_chkline *l = &f->lines[i];
-		get_fields(c, json_object_get(e, "m"), l, DG_CHKLINE, NULL, NULL);
+		get_fields_json(c, json_object_get(e, "m"), l, DG_CHKLINE);
 		json_t *rk = json_object_get(e, "ranks");
 		if (json_is_array(rk)) {
 			l->nranks = json_array_size(rk);
@@ -782,14 +845,14 @@ static struct rep_checkfacts *get_checkfacts(struct dctx *c, json_t *o)
 	if (f->nprobs > 0)
 		f->probs = ht_rep_alloc(c->a, f->nprobs * sizeof(*f->probs));
 	for (size_t i = 0; i < f->nprobs; i++)
-		get_fields(c, json_array_get(probs, i), &f->probs[i], DG_IBPROB, NULL, NULL);
+		get_fields_json(c, json_array_get(probs, i), &f->probs[i], DG_IBPROB);
 	return f;
 }
 
 static struct rep_buildlock *get_buildlock(struct dctx *c, json_t *o)
 {
 	struct rep_buildlock *b = ht_rep_alloc(c->a, sizeof(*b));
-	get_fields(c, json_object_get(o, "m"), b, DG_BUILDLOCK, NULL, NULL);
+	get_fields_json(c, json_object_get(o, "m"), b, DG_BUILDLOCK);
 	size_t i;
 	json_t *e;
 	json_array_foreach(json_object_get(o, "locks"), i, e) {
@@ -932,10 +995,70 @@ static const struct rep_dval *elem_base(const struct rproc *b, const struct rpro
 	return j > 0 ? r->arr[a][j - 1] : NULL;
 }
 
-static struct rep_proc *get_proc(struct dctx *c, json_t *o)
+/* A record's section that holds a JSON value (its string token's text):
+ * parsed, NULL when it cannot be. */
+static json_t *json_section(const char **p, const char *end)
 {
-	json_int_t dist = json_object_get(o, "b") != NULL ? json_integer_value(json_object_get(o, "b"))
-							  : 1;
+	struct rep_dgtok k;
+	if (!ht_dg_tok_get(p, end, &k) || k.k != DT_STR)
+		return NULL;
+	return json_loadb(k.s, k.len, 0, NULL);
+}
+
+/* Array a of record r (of p; its base b), its count and its records at
+ * *p (not past end): false when they cannot be read. */
+static bool get_array(struct dctx *c, struct rep_proc *p, struct rproc *r,
+		      const struct rproc *b, int a, const char **pp, const char *end)
+{
+	int64_t n;
+	if (!ht_dg_vlq_get(pp, end, &n) || n < 0 || n > end - *pp)
+		return false;
+	if (n == 0)
+		return true;
+	size_t sz = rep_dg_arrs[a].size;
+	char *v = ht_rep_alloc(c->a, (size_t)n * sz);
+	r->arr[a] = ht_dg_slab_alloc(&r->a, (size_t)n * sizeof(*r->arr[a]));
+	if (a == DA_DUMPS)
+		r->stk = ht_dg_slab_alloc(&r->a, 2 * (size_t)n * sizeof(*r->stk));
+	r->narr[a] = 0;
+	ht_dg_arr_set(p, a, v, 0);
+	for (size_t j = 0; j < (size_t)n; j++) {
+		if (!get_fields(c, pp, end, v + j * sz, rep_dg_arrs[a].table, elem_base(b, r, a, j),
+				&r->arr[a][j]))
+			return false;
+		r->narr[a] = j + 1;
+		ht_dg_arr_set(p, a, v, j + 1);
+		if (a != DA_DUMPS)
+			continue;
+		/* its stacks: '*' frames, '*' py; left out, the base's */
+		struct rep_dump *d = (struct rep_dump *)(v + j * sz);
+		json_int_t st[2];
+		ht_dg_stack_base(b != NULL ? b->stk : NULL, b != NULL ? b->narr[a] : 0, r->stk, j,
+				 &st[0], &st[1]);
+		for (int k = 0; k < 2 && *pp < end && **pp == '*'; k++) {
+			int64_t i;
+			(*pp)++;
+			if (!ht_dg_vlq_get(pp, end, &i))
+				return false;
+			st[k] = i;
+		}
+		r->stk[2 * j] = st[0];
+		r->stk[2 * j + 1] = st[1];
+		get_stack(c, st[0], &d->frames, &d->nframes);
+		get_stack(c, st[1], &d->py, &d->npy);
+	}
+	return true;
+}
+
+/* A process record (s, n bytes: doc/trace-format.md, "Records"). */
+static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
+{
+	const char *p = s, *end = s + n;
+	int64_t f = -1, dist = 1;
+	if (p < end && *p == 'F' && (p++, !ht_dg_vlq_get(&p, end, &f)))
+		f = -1;
+	if (p < end && *p == 'B' && (p++, !ht_dg_vlq_get(&p, end, &dist)))
+		dist = 0;
 	size_t avail = c->nread < BASES ? c->nread : BASES;
 	struct rproc *r = &c->ring[c->nread % (BASES + 1)];
 	const struct rproc *b = NULL;
@@ -944,79 +1067,101 @@ static struct rep_proc *get_proc(struct dctx *c, json_t *o)
 	rproc_clear(r, false);
 	c->cur = r;
 	r->bad = b != NULL && b->bad;
-	struct rep_proc *p = ht_rep_alloc(c->a, sizeof(*p));
-	p->file = c->file = file_of(c, json_integer_value(json_object_get(o, "f")));
+	struct rep_proc *pr = ht_rep_alloc(c->a, sizeof(*pr));
+	pr->file = c->file = file_of(c, f);
 	c->d->dist[c->nread] = b != NULL ? (uint8_t)dist : 0;
-	get_fields(c, json_object_get(o, "m"), p, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
-	json_t *ph = json_object_get(o, "ph");
-	for (int i = 0; i < HT_PHASE_COUNT; i++)
-		get_fields(c, json_array_get(ph, (size_t)i), &p->ph[i], DG_PHASE,
-			   b != NULL ? b->ph[i] : NULL, &r->ph[i]);
-	json_t *ver = json_object_get(o, "ver");
-	for (int i = 0; i < REP_VER_COUNT; i++)
-		get_fields(c, json_array_get(ver, (size_t)i), &p->ver[i], DG_VERSION,
-			   b != NULL ? b->ver[i] : NULL, &r->ver[i]);
-	for (int a = 0; a < DA_N; a++) {
-		json_t *arr = json_object_get(o, rep_dg_arrs[a].key);
-		size_t n = json_array_size(arr);
-		if (n == 0)
-			continue;
-		size_t sz = rep_dg_arrs[a].size;
-		char *v = ht_rep_alloc(c->a, n * sz);
-		r->arr[a] = ht_dg_slab_alloc(&r->a, n * sizeof(*r->arr[a]));
-		if (a == DA_DUMPS)
-			r->stk = ht_dg_slab_alloc(&r->a, 2 * n * sizeof(*r->stk));
-		for (size_t j = 0; j < n; j++) {
-			json_t *e = json_array_get(arr, j);
-			json_t *m = a == DA_DUMPS ? json_array_get(e, 0) : e;
-			get_fields(c, m, v + j * sz, rep_dg_arrs[a].table, elem_base(b, r, a, j),
-				   &r->arr[a][j]);
-			r->narr[a] = j + 1;
-			if (a == DA_DUMPS) {
-				struct rep_dump *d = (struct rep_dump *)(v + j * sz);
-				json_int_t bf, bp;
-				ht_dg_stack_base(b != NULL ? b->stk : NULL, b != NULL ? b->narr[a] : 0,
-						 r->stk, j, &bf, &bp);
-				r->stk[2 * j] = stack_at(e, 1, bf);
-				r->stk[2 * j + 1] = stack_at(e, 2, bp);
-				get_stack(c, r->stk[2 * j], &d->frames, &d->nframes);
-				get_stack(c, r->stk[2 * j + 1], &d->py, &d->npy);
-			}
+	bool ok = true, m = false, ph = false, ver = false;
+	const char *what = "proc";
+	while (ok && p < end) {
+		char tag = *p++;
+		switch (tag) {
+		case 'M':
+			ok = get_fields(c, &p, end, pr, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
+			m = true;
+			break;
+		case 'P':
+			for (int i = 0; ok && i < HT_PHASE_COUNT; i++)
+				ok = get_fields(c, &p, end, &pr->ph[i], DG_PHASE,
+						b != NULL ? b->ph[i] : NULL, &r->ph[i]);
+			ph = true;
+			break;
+		case 'V':
+			for (int i = 0; ok && i < REP_VER_COUNT; i++)
+				ok = get_fields(c, &p, end, &pr->ver[i], DG_VERSION,
+						b != NULL ? b->ver[i] : NULL, &r->ver[i]);
+			ver = true;
+			break;
+		case '[': {
+			int64_t a;
+			ok = ht_dg_vlq_get(&p, end, &a) && a >= 0;
+			if (ok && a >= DA_N)
+				p = end;	/* (a later format's array: passed over with the rest) */
+			else if (ok && !(ok = get_array(c, pr, r, b, (int)a, &p, end)))
+				what = rep_dg_tabs[rep_dg_arrs[a].table].name;
+			break;
 		}
-		ht_dg_arr_set(p, a, v, n);
+		case 'W': {
+			int64_t k;
+			struct rep_dgtok t;
+			ok = ht_dg_vlq_get(&p, end, &k) && k >= 0 && k <= end - p;
+			if (ok && k > 0) {
+				pr->warns = ht_rep_alloc(c->a, (size_t)k * sizeof(*pr->warns));
+				for (pr->nwarns = 0; ok && pr->nwarns < (size_t)k; pr->nwarns++)
+					if ((ok = ht_dg_tok_get(&p, end, &t) && t.k == DT_STR))
+						pr->warns[pr->nwarns] = ht_rep_intern(c->a, t.s, t.len);
+			}
+			what = "warns";
+			break;
+		}
+		case 'H':
+		case 'K': {
+			json_t *o = json_section(&p, end);
+			if (json_is_object(o) && tag == 'H')
+				pr->chk = get_checkfacts(c, o);
+			else if (json_is_object(o))
+				pr->blk = get_buildlock(c, o);
+			ok = o != NULL;
+			what = tag == 'H' ? "chk" : "blk";
+			json_decref(o);
+			break;
+		}
+		default:	/* (a later format's section: passed over with the rest) */
+			p = end;
+			break;
+		}
 	}
-	json_t *warns = json_object_get(o, "warns");
-	p->nwarns = json_array_size(warns);
-	if (p->nwarns > 0)
-		p->warns = ht_rep_alloc(c->a, p->nwarns * sizeof(*p->warns));
-	for (size_t i = 0; i < p->nwarns; i++)
-		p->warns[i] = str_of(c, json_array_get(warns, i));
-	json_t *chk = json_object_get(o, "chk");
-	if (json_is_object(chk))
-		p->chk = get_checkfacts(c, chk);
-	json_t *blk = json_object_get(o, "blk");
-	if (json_is_object(blk))
-		p->blk = get_buildlock(c, blk);
-	p->work = -1;		/* as the reader leaves it (parse.c) */
+	if (!ok)
+		bad_members(c, DG_PROC, NULL);
+	if (!ok && c->d->bad_rec == c->nread && strcmp(c->d->bad_tab, "proc") == 0)
+		c->d->bad_tab = what;
+	/* (what is not given: its base's) */
+	if (!m)
+		get_fields(c, NULL, end, pr, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
+	for (int i = 0; !ph && i < HT_PHASE_COUNT; i++)
+		get_fields(c, NULL, end, &pr->ph[i], DG_PHASE, b != NULL ? b->ph[i] : NULL, &r->ph[i]);
+	for (int i = 0; !ver && i < REP_VER_COUNT; i++)
+		get_fields(c, NULL, end, &pr->ver[i], DG_VERSION, b != NULL ? b->ver[i] : NULL,
+			   &r->ver[i]);
+	pr->work = -1;		/* as the reader leaves it (parse.c) */
 	/* What the reader of trace files makes sure of, made sure of here
 	 * too (a digest's values read but out of range: not the writer's) */
-	if (p->host == NULL)
-		p->host = "?";
-	if (!(p->timeout > 0))
-		p->timeout = 300;
-	if (p->rank != REP_UNKNOWN && p->rank < 0)
-		p->rank = REP_UNKNOWN;
-	if (p->cur_phase < -1 || p->cur_phase >= HT_PHASE_COUNT)
-		p->cur_phase = -1;
-	for (size_t i = 0; i < p->ndumps; i++)
-		if (p->dumps[i].phase < -1 || p->dumps[i].phase >= HT_PHASE_COUNT)
-			p->dumps[i].phase = -1;
+	if (pr->host == NULL)
+		pr->host = "?";
+	if (!(pr->timeout > 0))
+		pr->timeout = 300;
+	if (pr->rank != REP_UNKNOWN && pr->rank < 0)
+		pr->rank = REP_UNKNOWN;
+	if (pr->cur_phase < -1 || pr->cur_phase >= HT_PHASE_COUNT)
+		pr->cur_phase = -1;
+	for (size_t i = 0; i < pr->ndumps; i++)
+		if (pr->dumps[i].phase < -1 || pr->dumps[i].phase >= HT_PHASE_COUNT)
+			pr->dumps[i].phase = -1;
 	c->nread++;
 	if (r->bad) {
 		c->d->nbad++;
 		return NULL;
 	}
-	return p;
+	return pr;
 }
 
 /* Adds unknown event type `type` (count lines, first at file:line) to
@@ -1054,33 +1199,73 @@ static void doc_free(json_t *doc)
 	ht_rep__scratch_release(0);
 }
 
-/* Where the member "x" of a digest's line s (n bytes) begins, as its
- * member "xat" says: after the records, before the last '}'; 0: nowhere. */
-static size_t xat_of(const char *s, size_t n, size_t *xlen)
+/* Where the members "procs" (*pat) and "x" of a digest's line s (n bytes)
+ * begin, as its members "pat" and "xat" say: "procs" after the other
+ * members, "x" after it, before the last '}'; 0: nowhere. */
+static size_t xat_of(const char *s, size_t n, size_t *xlen, size_t *pat)
 {
 	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":";
+	static const char phead[] = ",\"pat\":";
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
 		n--;
 	if (n <= sizeof(head) || memcmp(s, head, sizeof(head) - 1) != 0 || s[n - 1] != '}')
 		return 0;
-	size_t at = 0, i = sizeof(head) - 1;
+	size_t at = 0, i = sizeof(head) - 1, j;
 	for (; i < n && s[i] >= '0' && s[i] <= '9' && at < n; i++)
 		at = at * 10 + (size_t)(s[i] - '0');
-	if (i == sizeof(head) - 1 || at <= i || at + 5 >= n || memcmp(s + at, ",\"x\":", 5) != 0)
+	if (i == sizeof(head) - 1 || i + sizeof(phead) > n ||
+	    memcmp(s + i, phead, sizeof(phead) - 1) != 0)
+		return 0;
+	*pat = 0;
+	for (i += sizeof(phead) - 1, j = i; i < n && s[i] >= '0' && s[i] <= '9' && *pat < n; i++)
+		*pat = *pat * 10 + (size_t)(s[i] - '0');
+	if (i == j || at <= i || at + 5 >= n || memcmp(s + at, ",\"x\":", 5) != 0 || *pat <= i ||
+	    *pat + 11 > at || memcmp(s + *pat, ",\"procs\":[", 10) != 0 || s[at - 1] != ']')
 		return 0;
 	*xlen = n - at;
 	return at;
+}
+
+/* The records of d: the JSON strings of its member "procs" from p to its
+ * closing ']' (end - 1), each read where it is (ht_dg_jstr). */
+static bool get_procs(struct dctx *c, const char *p, const char *end)
+{
+	struct rep_dgdoc *d = c->d;
+	size_t cap = 0;
+	while (p < end - 1) {
+		const char *s;
+		size_t len;
+		char *own;
+		if (!ht_dg_jstr(&p, end - 1, &s, &len, &own))
+			return false;
+		if (c->nread + 1 >= cap) {
+			cap = cap != 0 ? cap * 2 : 16;
+			d->dist = realloc(d->dist, cap * sizeof(*d->dist));
+			if (d->dist == NULL)
+				abort();
+		}
+		struct rep_proc *pr = get_proc(c, s, len);
+		free(own);
+		if (pr != NULL)
+			ht_rep_vec_push(&d->procs, pr);
+		if (p < end - 1 && *p++ != ',')
+			return false;
+	}
+	return p == end - 1;
 }
 
 static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab *st,
 		      struct rep_dgunpack *un)
 {
 	json_error_t je;
-	/* The records: what comes before "x" (its place in "xat"), read
-	 * without the quoted lines, which are read again when one is quoted. */
-	d->xat = xat_of(d->src, d->srclen, &d->xlen);
+	/* What comes before "x" (its place in "xat"), read without the
+	 * quoted lines, which are read again when one is quoted: the members
+	 * before the records ("pat") parsed, the records read where they are. */
+	size_t pat;
+	d->xat = xat_of(d->src, d->srclen, &d->xlen, &pat);
 	if (d->xat == 0) {
-		d->why = strdup("no member \"xat\" that says where its member \"x\" is");
+		d->why = strdup("no members \"xat\" and \"pat\" that say where its members "
+				"\"x\" and \"procs\" are");
 		return;
 	}
 	if (d->xpos < 0) {
@@ -1090,13 +1275,13 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab 
 		memcpy(d->xcopy, d->src + d->xat, d->xlen);
 	}
 	char *src = (char *)d->src;	/* (the block's or own: the reader's) */
-	src[d->xat] = '}';
-	json_t *doc = json_loadb(src, d->xat + 1, 0, &je);
-	src[d->xat] = ',';
+	src[pat] = '}';
+	json_t *doc = json_loadb(src, pat + 1, 0, &je);
+	src[pat] = ',';
 	json_t *files = json_object_get(doc, "files");
 	const char *fmt = json_string_value(json_object_get(doc, "digest"));
 	if (doc == NULL || fmt == NULL || strcmp(fmt, HT_DIGEST_FORMAT) != 0 ||
-	    !json_is_array(files) || !json_is_array(json_object_get(doc, "procs"))) {
+	    !json_is_array(files)) {
 		if (asprintf(&d->why, "%s", doc == NULL ? je.text : "not a digest of its format") < 0)
 			d->why = NULL;
 		doc_free(doc);
@@ -1116,17 +1301,17 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab 
 	make_stacks(&c);
 	size_t k;
 	json_t *e;
-	d->nrecs = json_array_size(json_object_get(doc, "procs"));
-	d->dist = calloc(d->nrecs + 1, sizeof(*d->dist));
-	if (d->dist == NULL)
-		abort();
-	json_array_foreach(json_object_get(doc, "procs"), k, e) {
-		struct rep_proc *p = get_proc(&c, e);
-		if (p != NULL)
-			ht_rep_vec_push(&d->procs, p);
-	}
+	bool procs_ok = get_procs(&c, src + pat + 10, src + d->xat);
 	for (size_t i = 0; i < BASES + 1; i++)
 		rproc_clear(&c.ring[i], true);
+	d->nrecs = c.nread;
+	if (!procs_ok) {
+		if (asprintf(&d->why, "its member \"procs\" is not an array of strings (at record "
+			     "%zu)", c.nread) < 0)
+			d->why = NULL;
+		doc_free(doc);
+		return;
+	}
 	json_array_foreach(json_object_get(doc, "warnings"), k, e) {
 		const char *msg = json_string_value(json_array_get(e, 2));
 		if (msg == NULL)

@@ -176,7 +176,7 @@ struct stack_ent {
 
 struct stacks {
 	struct rep_ttab tab;
-	json_t *arr;
+	struct rep_buf text;	/* each: its count of frames, then each a string token */
 	size_t n;
 };
 
@@ -373,10 +373,10 @@ static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t,
 		vals[i] = dval_of(w, (const char *)rec + fd[i].off, fd[i].type);
 }
 
-/* The members of vals that differ from b's (NULL: none known):
- * "MASK:VALUES" (digest.h), "" when none does. */
-static json_t *delta_json(int t, const struct rep_dval *vals,
-			  const struct rep_dval *b)
+/* The members of vals that differ from b's (NULL: none known), onto m:
+ * "MASK:VALUES" (digest.h), ":" when none does. */
+static void delta_put(struct rep_buf *m, int t, const struct rep_dval *vals,
+		      const struct rep_dval *b)
 {
 	static const struct rep_dval none = { .k = DV_NONE };
 	size_t n = rep_dg_tabs[t].n;
@@ -387,30 +387,36 @@ static json_t *delta_json(int t, const struct rep_dval *vals,
 	/* (bits by the members' places in digest.h's tables: the reader knows
 	 * the tables by the format, whose tables only grow at their ends) */
 	ht_dg_mask_write(given, n, mask);
-	if (mask[0] == '\0')
-		return json_string("");
-	struct rep_buf m = { 0 };
-	ht_rep_buf_add(&m, mask);
-	ht_rep_buf_addn(&m, ":", 1);
+	ht_rep_buf_add(m, mask);
+	ht_rep_buf_addn(m, ":", 1);
 	for (size_t i = 0; i < n; i++)
 		if (given[i]) {
 			struct rep_dgtok k = value_tok(t, i, vals, b);
-			ht_dg_tok_put(&m, &k);
+			ht_dg_tok_put(m, &k);
 		}
-	json_t *v = strn_value(m.s, m.n);
-	ht_rep_buf_free(&m);
-	return v;
 }
 
 /* A record of table t at rec: its values kept in the current record's
- * arena (*keep), and its members as written against b. */
-static json_t *record(struct wctx *w, const void *rec, int t, const struct rep_dval *b,
-		      struct rep_dval **keep)
+ * arena (*keep), and its members as written against b, onto m. */
+static void record(struct wctx *w, struct rep_buf *m, const void *rec, int t,
+		   const struct rep_dval *b, struct rep_dval **keep)
 {
 	struct rep_dval *vals = ht_dg_slab_alloc(&w->cur->a, rep_dg_tabs[t].n * sizeof(*vals));
 	dvals(w, vals, rec, t, 0, rep_dg_tabs[t].n);
 	*keep = vals;
-	return delta_json(t, vals, b);
+	delta_put(m, t, vals, b);
+}
+
+/* A record of table t at rec without a base, as a JSON string (the check
+ * facts' and the build lock's: "" when it gives nothing). */
+static json_t *record_json(struct wctx *w, const void *rec, int t)
+{
+	struct rep_buf m = { 0 };
+	struct rep_dval *keep;
+	record(w, &m, rec, t, NULL, &keep);
+	json_t *v = m.n > 1 ? strn_value(m.s, m.n) : json_string("");
+	ht_rep_buf_free(&m);
+	return v;
 }
 
 /* The index of a frames array in the table of stacks. */
@@ -438,10 +444,11 @@ static json_int_t stack_index(struct wctx *w, const char *const *fr, size_t n)
 	e->index = t->n++;
 	*ht_rep__ttab_slot(&t->tab, k, key.n, h) = &e->key;
 	t->tab.n++;
-	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, str_value(fr[i]));
-	json_array_append_new(t->arr, a);
+	ht_dg_vlq_put(&t->text, (int64_t)n);
+	for (size_t i = 0; i < n; i++) {
+		struct rep_dgtok k = { .k = DT_STR, .s = fr[i], .len = strlen(fr[i]) };
+		ht_dg_tok_put(&t->text, &k);
+	}
 	ht_rep_buf_free(&key);
 	return (json_int_t)e->index;
 }
@@ -449,14 +456,13 @@ static json_int_t stack_index(struct wctx *w, const char *const *fr, size_t n)
 static json_t *checkfacts_value(struct wctx *w, const struct rep_checkfacts *f)
 {
 	json_t *o = json_object();
-	struct rep_dval *keep;
-	json_object_set_new(o, "m", record(w, f, DG_CHECKFACTS, NULL, &keep));
+	json_object_set_new(o, "m", record_json(w, f, DG_CHECKFACTS));
 	if (f->n > 0) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < f->n; i++) {
 			const struct rep_chkline *l = &f->lines[i];
 			json_t *e = json_object();
-			json_object_set_new(e, "m", record(w, l, DG_CHKLINE, NULL, &keep));
+			json_object_set_new(e, "m", record_json(w, l, DG_CHKLINE));
 			if (l->ranks != NULL) {
 				json_t *r = json_array();
 				for (size_t k = 0; k < l->nranks; k++)
@@ -470,7 +476,7 @@ static json_t *checkfacts_value(struct wctx *w, const struct rep_checkfacts *f)
 	if (f->nprobs > 0) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < f->nprobs; i++)
-			json_array_append_new(a, record(w, &f->probs[i], DG_IBPROB, NULL, &keep));
+			json_array_append_new(a, record_json(w, &f->probs[i], DG_IBPROB));
 		json_object_set_new(o, "probs", a);
 	}
 	return o;
@@ -495,8 +501,7 @@ static void put_str(json_t *o, const char *k, const char *s)
 static json_t *buildlock_value(struct wctx *w, const struct rep_buildlock *b)
 {
 	json_t *o = json_object();
-	struct rep_dval *keep;
-	json_object_set_new(o, "m", record(w, b, DG_BUILDLOCK, NULL, &keep));
+	json_object_set_new(o, "m", record_json(w, b, DG_BUILDLOCK));
 	json_t *a = json_array();
 	for (size_t i = 0; i < b->nlocks; i++) {
 		json_t *e = json_object();
@@ -614,18 +619,36 @@ static json_t *text_entry(const struct wproc *b, struct wproc *r, size_t i)
 	return d != NULL ? d : json_stringn_nocheck(cur, len);
 }
 
-/* Sets o's member k to a, an array of records, unless none of them
- * changes anything (the reader takes them as their bases then). */
-static void put_changed(json_t *o, const char *k, json_t *a)
+/* Section tag of a record (doc/trace-format.md, "Records"), its lists
+ * (from `from` in r, n of them) kept unless none of them gives a member:
+ * the reader takes them as their bases then. */
+static void put_lists(struct rep_buf *r, size_t from, size_t n)
 {
-	for (size_t i = 0; i < json_array_size(a); i++)
-		if (json_string_length(json_array_get(a, i)) > 0) {
-			json_object_set_new(o, k, a);
-			return;
-		}
-	json_decref(a);
+	if (r->n - from == 1 + n)	/* (each ":") */
+		r->n = from;
 }
 
+/* A string as a token onto b. */
+static void str_put(struct rep_buf *b, const char *s, size_t n)
+{
+	struct rep_dgtok k = { .k = DT_STR, .s = s, .len = n };
+	ht_dg_tok_put(b, &k);
+}
+
+/* A JSON value as a string token of its text onto b. */
+static void json_put(struct rep_buf *b, json_t *v)
+{
+	char *t = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (t == NULL)
+		abort();
+	str_put(b, t, strlen(t));
+	free(t);
+	json_decref(v);
+}
+
+/* Process record p as written (doc/trace-format.md, "Records"): one
+ * string of sections, each a tag and what it holds; its quoted lines
+ * onto xs. */
 static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 {
 	size_t dist;
@@ -636,12 +659,19 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 	r->cmd = p->cmd;
 	r->exe = p->exe;
 	w->file = p->file;
-	json_t *o = json_object();
-	json_object_set_new(o, "f", json_integer(p->file));
-	if (b != NULL && dist != 1)
-		json_object_set_new(o, "b", json_integer((json_int_t)dist));
-	json_object_set_new(o, "m", record(w, p, DG_PROC, b != NULL ? b->proc : NULL, &r->proc));
-	json_t *ph = json_array();
+	struct rep_buf o = { 0 };
+	ht_rep_buf_addn(&o, "F", 1);
+	ht_dg_vlq_put(&o, p->file);
+	if (b != NULL && dist != 1) {
+		ht_rep_buf_addn(&o, "B", 1);
+		ht_dg_vlq_put(&o, (int64_t)dist);
+	}
+	size_t from = o.n;
+	ht_rep_buf_addn(&o, "M", 1);
+	record(w, &o, p, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
+	put_lists(&o, from, 1);
+	from = o.n;
+	ht_rep_buf_addn(&o, "P", 1);
 	size_t n = rep_dg_tabs[DG_PHASE].n;
 	for (int i = 0; i < HT_PHASE_COUNT; i++) {
 		struct rep_dval *vals = ht_dg_slab_alloc(&r->a, n * sizeof(*vals));
@@ -652,14 +682,14 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 		dvals(w, vals, &p->ph[i], DG_PHASE, n - 1, n);
 		w->unquoted = false;
 		r->ph[i] = vals;
-		json_array_append_new(ph, delta_json(DG_PHASE, vals, b != NULL ? b->ph[i] : NULL));
+		delta_put(&o, DG_PHASE, vals, b != NULL ? b->ph[i] : NULL);
 	}
-	put_changed(o, "ph", ph);
-	json_t *ver = json_array();
+	put_lists(&o, from, HT_PHASE_COUNT);
+	from = o.n;
+	ht_rep_buf_addn(&o, "V", 1);
 	for (int i = 0; i < REP_VER_COUNT; i++)
-		json_array_append_new(ver, record(w, &p->ver[i], DG_VERSION,
-						  b != NULL ? b->ver[i] : NULL, &r->ver[i]));
-	put_changed(o, "ver", ver);
+		record(w, &o, &p->ver[i], DG_VERSION, b != NULL ? b->ver[i] : NULL, &r->ver[i]);
+	put_lists(&o, from, REP_VER_COUNT);
 	for (int a = 0; a < DA_N; a++) {
 		size_t cnt;
 		const char *v = ht_dg_arr(p, a, &cnt);
@@ -669,46 +699,51 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 		r->arr[a] = ht_dg_slab_alloc(&r->a, cnt * sizeof(*r->arr[a]));
 		if (a == DA_DUMPS)
 			r->stk = ht_dg_slab_alloc(&r->a, 2 * cnt * sizeof(*r->stk));
-		json_t *arr = json_array();
+		ht_rep_buf_addn(&o, "[", 1);
+		ht_dg_vlq_put(&o, a);
+		ht_dg_vlq_put(&o, (int64_t)cnt);
 		for (size_t j = 0; j < cnt; j++) {
 			const void *rec = v + j * rep_dg_arrs[a].size;
 			/* No rule quotes a call line, nor a dump's but the latest's. */
 			w->unquoted = a == DA_CALLS || (a == DA_DUMPS && j + 1 != cnt);
-			json_t *m = record(w, rec, t, elem_base(b, r, a, j), &r->arr[a][j]);
+			record(w, &o, rec, t, elem_base(b, r, a, j), &r->arr[a][j]);
 			w->unquoted = false;
 			r->narr[a] = j + 1;
-			if (a == DA_DUMPS) {
-				/* [m, frames, py], the stacks left out from the end
-				 * where they are the base dump's */
-				const struct rep_dump *d = rec;
-				json_int_t fr = d->frames != NULL ? stack_index(w, d->frames, d->nframes) : -1;
-				json_int_t py = d->py != NULL ? stack_index(w, d->py, d->npy) : -1, bf, bp;
-				ht_dg_stack_base(b != NULL ? b->stk : NULL, b != NULL ? b->narr[a] : 0,
-						 r->stk, j, &bf, &bp);
-				r->stk[2 * j] = fr;
-				r->stk[2 * j + 1] = py;
-				json_t *e = json_array();
-				json_array_append_new(e, m);
-				if (fr != bf || py != bp)
-					json_array_append_new(e, json_integer(fr));
-				if (py != bp)
-					json_array_append_new(e, json_integer(py));
-				m = e;
+			if (a != DA_DUMPS)
+				continue;
+			/* its stacks after '*': frames, then py, left out from the
+			 * end where they are the base dump's */
+			const struct rep_dump *d = rec;
+			json_int_t fr = d->frames != NULL ? stack_index(w, d->frames, d->nframes) : -1;
+			json_int_t py = d->py != NULL ? stack_index(w, d->py, d->npy) : -1, bf, bp;
+			ht_dg_stack_base(b != NULL ? b->stk : NULL, b != NULL ? b->narr[a] : 0,
+					 r->stk, j, &bf, &bp);
+			r->stk[2 * j] = fr;
+			r->stk[2 * j + 1] = py;
+			if (fr != bf || py != bp) {
+				ht_rep_buf_addn(&o, "*", 1);
+				ht_dg_vlq_put(&o, fr);
 			}
-			json_array_append_new(arr, m);
+			if (py != bp) {
+				ht_rep_buf_addn(&o, "*", 1);
+				ht_dg_vlq_put(&o, py);
+			}
 		}
-		json_object_set_new(o, rep_dg_arrs[a].key, arr);
 	}
 	if (p->nwarns > 0) {
-		json_t *a = json_array();
+		ht_rep_buf_addn(&o, "W", 1);
+		ht_dg_vlq_put(&o, (int64_t)p->nwarns);
 		for (size_t i = 0; i < p->nwarns; i++)
-			json_array_append_new(a, str_value(p->warns[i]));
-		json_object_set_new(o, "warns", a);
+			str_put(&o, p->warns[i], strlen(p->warns[i]));
 	}
-	if (p->chk != NULL)
-		json_object_set_new(o, "chk", checkfacts_value(w, p->chk));
-	if (p->blk != NULL)
-		json_object_set_new(o, "blk", buildlock_value(w, p->blk));
+	if (p->chk != NULL) {
+		ht_rep_buf_addn(&o, "H", 1);
+		json_put(&o, checkfacts_value(w, p->chk));
+	}
+	if (p->blk != NULL) {
+		ht_rep_buf_addn(&o, "K", 1);
+		json_put(&o, buildlock_value(w, p->blk));
+	}
 	/* The quoted lines, each whole or as it changes another: in the
 	 * digest's last member, "x", at the record's place. */
 	json_t *x = json_array();
@@ -716,7 +751,9 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 		json_array_append_new(x, text_entry(b, r, i));
 	json_array_append_new(xs, x);
 	w->nwritten++;
-	return o;
+	json_t *v = strn_value(o.s, o.n);
+	ht_rep_buf_free(&o);
+	return v;
 }
 
 /* v packed (digest.h: ht_dg_pack), its reference taken; NULL when it
@@ -730,24 +767,31 @@ static json_t *packed(json_t *v)
 	return p;
 }
 
-/* Writes root, its member "xat" the place of the member "x" (xs), which
- * comes last: a reader that reads the records only parses no quoted line. */
-static int write_doc(json_t *root, json_t *xs, FILE *f)
+/* Writes root, its members "pat" and "xat" the places of the members
+ * "procs" and "x", which come last: a reader parses the members before
+ * the records, reads the records where they are, and parses no quoted
+ * line until one is quoted. */
+static int write_doc(json_t *root, json_t *procs, json_t *xs, FILE *f)
 {
-	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":0,";
-	char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);	/* ("xat": 0) */
+	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":0,\"pat\":0,";
+	char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);	/* (0, 0) */
+	char *pt = json_dumps(procs, JSON_COMPACT);
 	json_t *xp = packed(json_incref(xs));
 	char *xt = xp != NULL ? json_dumps(xp, JSON_COMPACT) : NULL;
 	json_decref(xp);
-	size_t len = s != NULL ? strlen(s) : 0, h = sizeof(head) - 3;	/* (up to the 0) */
-	int rc = s != NULL && xt != NULL && len > sizeof(head) && memcmp(s, head, h + 2) == 0 &&
+	size_t len = s != NULL ? strlen(s) : 0, h = sizeof(head) - 1;
+	size_t hx = h - sizeof(",\"pat\":0,") + 1;	/* (up to xat's 0) */
+	int rc = s != NULL && pt != NULL && xt != NULL && len > h && memcmp(s, head, h) == 0 &&
 			 s[len - 1] == '}' ? 0 : -1;
-	size_t at = ht_dg_xat(len);
-	if (rc == 0 && (fwrite(s, 1, h, f) != h || fprintf(f, "%zu", at) < 0 ||
-			fwrite(s + h + 1, 1, len - h - 2, f) != len - h - 2 ||
+	size_t pat, xat;
+	ht_dg_places(len, strlen(",\"procs\":") + (pt != NULL ? strlen(pt) : 0), &pat, &xat);
+	if (rc == 0 && (fwrite(s, 1, hx - 1, f) != hx - 1 || fprintf(f, "%zu,\"pat\":%zu", xat, pat) < 0 ||
+			fwrite(s + h - 1, 1, len - h, f) != len - h ||
+			fputs(",\"procs\":", f) == EOF || fputs(pt, f) == EOF ||
 			fputs(",\"x\":", f) == EOF || fputs(xt, f) == EOF || fputs("}\n", f) == EOF))
 		rc = -1;
 	free(s);
+	free(pt);
 	free(xt);
 	return rc;
 }
@@ -755,10 +799,10 @@ static int write_doc(json_t *root, json_t *xs, FILE *f)
 int ht_rep_digest_write(struct rep_job *job, FILE *f)
 {
 	struct wctx w = { .job = job };
-	w.stacks.arr = json_array();
 	json_t *root = json_object();
 	json_object_set_new(root, "digest", json_string(HT_DIGEST_FORMAT));
 	json_object_set_new(root, "xat", json_integer(0));	/* (write_doc) */
+	json_object_set_new(root, "pat", json_integer(0));
 	json_object_set_new(root, "version", json_string(HT_VERSION));
 	json_t *files = json_array();
 	for (size_t i = 0; i < job->nfiles; i++)
@@ -788,15 +832,16 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 	if (job->warns_dropped > 0)
 		json_object_set_new(root, "warnings_dropped",
 				    json_integer((json_int_t)job->warns_dropped));
-	json_t *stacks = packed(w.stacks.arr);
+	json_t *stacks = ht_dg_pack(w.stacks.text.s != NULL ? w.stacks.text.s : "", w.stacks.text.n);
 	json_object_set_new(root, "stacks", stacks != NULL ? stacks : json_null());
-	json_object_set_new(root, "procs", procs);
-	int rc = stacks != NULL ? write_doc(root, xs, f) : -1;
+	int rc = stacks != NULL ? write_doc(root, procs, xs, f) : -1;
 	json_decref(root);
+	json_decref(procs);
 	json_decref(xs);
 	for (size_t i = 0; i < BASES + 1; i++)
 		wproc_clear(&w.ring[i], true);
 	free(w.stacks.tab.slot);
+	ht_rep_buf_free(&w.stacks.text);
 	ht_rep_arena_free(&w.a);
 	return rc == 0 ? 0 : -1;
 }

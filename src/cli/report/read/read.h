@@ -12,7 +12,7 @@
  * file). Returns the number of files added, or -errno. */
 int ht_rep_add_path(struct rep_job *job, const char *path);
 /* The digest's format (doc/trace-format.md, "Digests"). */
-#define HT_DIGEST_FORMAT "hangtrace-digest/4"
+#define HT_DIGEST_FORMAT "hangtrace-digest/5"
 /* True when path is a file of digests (`hangtrace digest`): its first
  * bytes are {"digest": (a folder, or a file of trace lines, is not). */
 bool ht_rep_is_digest(const char *path);
