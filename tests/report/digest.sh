@@ -163,14 +163,14 @@ sed 's/"xat":\([0-9]*\)/"xat":1\1/' "$T/missing_rank/all.dg" >"$T/xat.dg"
 sed -n 1p "$T/healthy/all.dg" >>"$T/xat.dg"
 "$HT" report "$T/xat.dg" >"$T/xat.out" 2>"$T/xat.err"
 check "a digest whose xat is wrong: said, with its line" \
-	grep -q 'xat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "procs" are)' "$T/xat.err"
+	grep -q 'xat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "stacks" are)' "$T/xat.err"
 check "a digest whose xat is wrong: the next line read" grep -q '^ranks ' "$T/xat.out"
 # "pat" says where the records begin: likewise.
 sed 's/"pat":\([0-9]*\)/"pat":1\1/' "$T/missing_rank/all.dg" >"$T/pat.dg"
 sed -n 1p "$T/healthy/all.dg" >>"$T/pat.dg"
 "$HT" report "$T/pat.dg" >"$T/pat.out" 2>"$T/pat.err"
 check "a digest whose pat is wrong: said, with its line" \
-	grep -q 'pat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "procs" are)' "$T/pat.err"
+	grep -q 'pat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "stacks" are)' "$T/pat.err"
 check "a digest whose pat is wrong: the next line read" grep -q '^ranks ' "$T/pat.out"
 # A quoted line that cannot be made (its change fits no line) is said,
 # and the evidence goes without it; the verdict is the same.

@@ -357,17 +357,14 @@ static bool room(void *buf, size_t *cap, size_t n)
 	return true;
 }
 
-const char *ht_dg_unpack_text(json_t *v, struct rep_dgunpack *u, size_t *len)
+const char *ht_dg_unpack_raw(int64_t n, const char *b64, size_t blen, struct rep_dgunpack *u,
+			     size_t *len)
 {
-	json_t *jn = json_array_get(v, 0), *jt = json_array_get(v, 1);
-	if (!json_is_integer(jn) || !json_is_string(jt) || json_array_size(v) != 2)
-		return NULL;
-	json_int_t n = json_integer_value(jn);
-	size_t blen = json_string_length(jt), zlen = 0;
+	size_t zlen = 0;
 	if (!(n >= 0 && (uint64_t)n <= (uint64_t)blen * PACK_RATIO + 4096 && n < UINT32_MAX &&
 	      sodium_init() >= 0 && room(&u->z, &u->zcap, blen / 4 * 3 + 3) &&
 	      room(&u->t, &u->tcap, (size_t)n + 1) &&
-	      sodium_base642bin(u->z, u->zcap, json_string_value(jt), blen, NULL, &zlen, NULL,
+	      sodium_base642bin(u->z, u->zcap, b64, blen, NULL, &zlen, NULL,
 				sodium_base64_VARIANT_ORIGINAL) == 0 && zlen < UINT32_MAX))
 		return NULL;
 	/* (one inflater for every member, reset: its window made once) */
@@ -386,6 +383,15 @@ const char *ht_dg_unpack_text(json_t *v, struct rep_dgunpack *u, size_t *len)
 	u->t[n] = '\0';
 	*len = (size_t)n;
 	return u->t;
+}
+
+const char *ht_dg_unpack_text(json_t *v, struct rep_dgunpack *u, size_t *len)
+{
+	json_t *jn = json_array_get(v, 0), *jt = json_array_get(v, 1);
+	if (!json_is_integer(jn) || !json_is_string(jt) || json_array_size(v) != 2)
+		return NULL;
+	return ht_dg_unpack_raw(json_integer_value(jn), json_string_value(jt),
+				json_string_length(jt), u, len);
 }
 
 json_t *ht_dg_unpack(json_t *v, struct rep_dgunpack *u)

@@ -266,14 +266,19 @@ static const struct rep_dgpair rep_dg_pairs[] = {
  * hash, a location (its line, the index of its text in its record's
  * texts or -1, its file or -1 for the record's own). */
 enum rep_dvkind { DV_NONE, DV_INT, DV_MICRO, DV_REAL, DV_STR, DV_TRUE, DV_U64, DV_LOC };
+/* (16 bytes: a reader copies each record's values from its base's) */
+#define DV_TEXT_MAX (1 << 23)
 struct rep_dval {
-	unsigned char k;
-	int64_t i;		/* INT, MICRO, U64; LOC: the line */
-	double d;		/* REAL */
-	const char *s;		/* STR */
-	int32_t text;		/* LOC */
-	int64_t file;		/* LOC */
+	union {
+		int64_t i;	/* INT, MICRO, U64; LOC: the line */
+		double d;	/* REAL */
+		const char *s;	/* STR */
+	};
+	int32_t text : 24;	/* LOC: -1 ... DV_TEXT_MAX - 1 */
+	uint32_t k : 8;
+	int32_t file;		/* LOC */
 };
+_Static_assert(sizeof(struct rep_dval) == 16, "a record's values are copied from its base's");
 /* Memory for the values of a record while it may be a base: taken from
  * blocks kept for the next record once reset (not zeroed). */
 struct rep_dgblk;
@@ -292,10 +297,11 @@ bool ht_dg_dval_eq(const struct rep_dval *a, const struct rep_dval *b);
  * written against (rep_dg_pairs), or -1. */
 #define DG_MAX_MEMBERS 128
 const int *ht_dg_pairs(int t);
-/* Where the records ("procs", plen bytes from its comma) and "x" go in
- * a digest whose other members, written with "xat":0,"pat":0, are len
- * bytes: the records at that text's last byte, '}', once the digits of
- * pat and xat replace the 0s, and "x" after them. */
+/* Where the stacks and the records ("stacks" and "procs", plen bytes
+ * from the comma before "stacks") and "x" go in a digest whose other
+ * members, written with "xat":0,"pat":0, are len bytes: the stacks at
+ * that text's last byte, '}', once the digits of pat and xat replace the
+ * 0s, and "x" after the records. */
 void ht_dg_places(size_t len, size_t plen, size_t *pat, size_t *xat);
 /* The stacks (frames, py; -1 none) of dump j's base, for the writer and
  * the reader alike: the base record's dump j (of its nb, stacks at bs),
@@ -359,6 +365,9 @@ void ht_dg_unpack_free(struct rep_dgunpack *u);
  * u's buffer until its next call); NULL when v is not packed or cannot be
  * read. */
 const char *ht_dg_unpack_text(json_t *v, struct rep_dgunpack *u, size_t *len);
+/* The same of a packed member's LEN (n) and TEXT (b64, blen bytes). */
+const char *ht_dg_unpack_raw(int64_t n, const char *b64, size_t blen, struct rep_dgunpack *u,
+			     size_t *len);
 /* What the member v holds: v itself when it is not packed (a new
  * reference), else the JSON value of the text it packs; NULL when that
  * cannot be read. u: what is kept between calls, or NULL. */

@@ -438,7 +438,6 @@ struct dctx {
 	struct rep_dgdoc *d;
 	struct stacktab *st;
 	struct rep_dgunpack *un;	/* the reading thread's */
-	json_t *doc;
 	struct rep_arena *a;
 	uint32_t file;			/* the record's file (the digest's index) */
 	const char ***stacks;		/* the digest's table of stacks, made once */
@@ -486,7 +485,7 @@ static double num_of(json_t *v)
  * them). A token not of the member's type gives none. */
 static struct rep_dval dval_from(struct dctx *c, int t, int f, const struct rep_dgtok *v,
 				 const struct rep_dval *bv, const struct rep_dval *cur,
-				 const struct rep_dval *b)
+				 const struct rep_dval *b, const int *pairs)
 {
 	struct rep_dval x = { .k = DV_NONE };
 	unsigned type = rep_dg_tabs[t].fd[f].type;
@@ -508,7 +507,7 @@ static struct rep_dval dval_from(struct dctx *c, int t, int f, const struct rep_
 		break;
 	case FT_DBL:
 		if (v->k == DT_INT) {
-			int p = ht_dg_pairs(t)[f];
+			int p = pairs[f];
 			uint64_t n = (uint64_t)v->i;
 			if (p >= 0 && b != NULL && cur[p].k == DV_MICRO && b[p].k == DV_MICRO &&
 			    bv->k == DV_MICRO)
@@ -535,8 +534,10 @@ static struct rep_dval dval_from(struct dctx *c, int t, int f, const struct rep_
 		if (v->k == DT_LOC && v->i > 0 && v->i <= UINT32_MAX) {
 			x.k = DV_LOC;
 			x.i = v->i;
-			x.text = (int32_t)v->text;
-			x.file = v->file;
+			/* (a text past the lines a record may quote is none; a file
+			 * past the digest's, none) */
+			x.text = v->text >= -1 && v->text < DV_TEXT_MAX ? (int32_t)v->text : -1;
+			x.file = v->file >= -1 && v->file < INT32_MAX ? (int32_t)v->file : INT32_MAX;
 		}
 		break;
 	default:
@@ -569,8 +570,11 @@ static struct rep_dval *read_delta(struct dctx *c, int t, const char **pp, const
 	static const struct rep_dval none = { .k = DV_NONE };
 	size_t n = rep_dg_tabs[t].n;
 	struct rep_dval *out = ht_dg_slab_alloc(&c->cur->a, n * sizeof(*out));
-	for (size_t i = 0; i < n; i++)
-		out[i] = b != NULL ? b[i] : none;
+	if (b != NULL)
+		memcpy(out, b, n * sizeof(*out));
+	else
+		for (size_t i = 0; i < n; i++)
+			out[i] = none;
 	*ok = true;
 	if (pp == NULL)
 		return out;	/* (none given: all its base's) */
@@ -594,12 +598,19 @@ static struct rep_dval *read_delta(struct dctx *c, int t, const char **pp, const
 			return bad_members(c, t, out);
 		}
 	*pp = p;
+	const int *pairs = ht_dg_pairs(t);
+	uint16_t given[DG_MAX_MEMBERS];
+	size_t ng = 0;
+	for (size_t f = 0; f < n; f++)
+		if (pos[f] != 0)
+			given[ng++] = (uint16_t)f;
 	for (int pass = 0; pass < 2; pass++)	/* mono times after their wall times */
-		for (size_t f = 0; f < n; f++) {
-			if (pos[f] == 0 || (ht_dg_pairs(t)[f] >= 0) != (pass == 1))
+		for (size_t k = 0; k < ng; k++) {
+			size_t f = given[k];
+			if ((pairs[f] >= 0) != (pass == 1))
 				continue;
 			out[f] = dval_from(c, t, (int)f, &tok[pos[f] - 1], b != NULL ? &b[f] : &none,
-					   out, b);
+					   out, b, pairs);
 		}
 	return out;
 }
@@ -773,43 +784,41 @@ static void add_stack(struct dctx *c, struct frames *fr, size_t *cap)
 	fr->n = 0;
 }
 
-/* The digest's table of stacks: packed, each its count of frames and
- * each frame a string token; or a plain array of arrays of strings. */
-static void make_stacks(struct dctx *c)
+/* The digest's table of stacks, its member "stacks" at *pp (not past end):
+ * [LEN,"TEXT"] packed, the text each stack's count of frames and each
+ * frame a string token; *pp after it. False when it is not that. */
+static bool make_stacks(struct dctx *c, const char **pp, const char *end)
 {
-	json_t *m = json_object_get(c->doc, "stacks");
+	const char *p = *pp, *b64, *t;
+	size_t blen, len, cap = 0;
+	char *own;
+	int64_t n = 0;
+	if (p >= end || *p++ != '[')
+		return false;
+	for (; p < end && *p >= '0' && *p <= '9' && n < INT32_MAX; p++)
+		n = n * 10 + (*p - '0');
+	if (p >= end || *p++ != ',' || !ht_dg_jstr(&p, end, &b64, &blen, &own))
+		return false;
+	t = ht_dg_unpack_raw(n, b64, blen, c->un, &len);
+	free(own);
+	if (p >= end || *p++ != ']' || t == NULL)
+		return false;
+	*pp = p;
 	struct frames fr = { 0 };
-	size_t cap = 0, len;
-	const char *t = ht_dg_unpack_text(m, c->un, &len);
-	c->nstacks = 0;
-	if (t != NULL) {
-		const char *end = t + len;
-		while (t < end) {
-			int64_t n;
-			struct rep_dgtok k;
-			if (!ht_dg_vlq_get(&t, end, &n) || n < 0 || n > end - t)
-				break;
-			for (int64_t i = 0; i < n && ht_dg_tok_get(&t, end, &k) && k.k == DT_STR; i++)
-				frames_add(&fr, k.s, k.len);
-			if (fr.n != (size_t)n)
-				break;
-			add_stack(c, &fr, &cap);
-		}
-		c->d->stacks_bad = t != end;
-	} else if (json_is_array(m) && !json_is_integer(json_array_get(m, 0))) {
-		size_t i, k;
-		json_t *e, *f;
-		json_array_foreach(m, i, e) {
-			json_array_foreach(e, k, f)
-				frames_add(&fr, json_string_value(f) != NULL ? json_string_value(f) : "",
-					   json_string_length(f));
-			add_stack(c, &fr, &cap);
-		}
-	} else {
-		c->d->stacks_bad = m != NULL;
+	for (const char *e = t + len; t < e;) {
+		struct rep_dgtok k;
+		if (!ht_dg_vlq_get(&t, e, &n) || n < 0 || n > e - t)
+			break;
+		for (int64_t i = 0; i < n && ht_dg_tok_get(&t, e, &k) && k.k == DT_STR; i++)
+			frames_add(&fr, k.s, k.len);
+		if (fr.n != (size_t)n)
+			break;
+		add_stack(c, &fr, &cap);
 	}
 	free(fr.s);
 	free(fr.len);
+	/* (the stacks read until one could not be) */
+	return t == c->un->t + len;
 }
 
 static void get_stack(struct dctx *c, json_int_t i, const char ***fr, uint32_t *n)
@@ -1199,9 +1208,10 @@ static void doc_free(json_t *doc)
 	ht_rep__scratch_release(0);
 }
 
-/* Where the members "procs" (*pat) and "x" of a digest's line s (n bytes)
- * begin, as its members "pat" and "xat" say: "procs" after the other
- * members, "x" after it, before the last '}'; 0: nowhere. */
+/* Where the members "stacks" (*pat) and "x" of a digest's line s (n
+ * bytes) begin, as its members "pat" and "xat" say: "stacks", then
+ * "procs", after the other members, "x" after them, before the last '}';
+ * 0: nowhere. */
 static size_t xat_of(const char *s, size_t n, size_t *xlen, size_t *pat)
 {
 	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":";
@@ -1220,7 +1230,7 @@ static size_t xat_of(const char *s, size_t n, size_t *xlen, size_t *pat)
 	for (i += sizeof(phead) - 1, j = i; i < n && s[i] >= '0' && s[i] <= '9' && *pat < n; i++)
 		*pat = *pat * 10 + (size_t)(s[i] - '0');
 	if (i == j || at <= i || at + 5 >= n || memcmp(s + at, ",\"x\":", 5) != 0 || *pat <= i ||
-	    *pat + 11 > at || memcmp(s + *pat, ",\"procs\":[", 10) != 0 || s[at - 1] != ']')
+	    *pat + 11 > at || memcmp(s + *pat, ",\"stacks\":", 10) != 0 || s[at - 1] != ']')
 		return 0;
 	*xlen = n - at;
 	return at;
@@ -1265,7 +1275,7 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab 
 	d->xat = xat_of(d->src, d->srclen, &d->xlen, &pat);
 	if (d->xat == 0) {
 		d->why = strdup("no members \"xat\" and \"pat\" that say where its members "
-				"\"x\" and \"procs\" are");
+				"\"x\" and \"stacks\" are");
 		return;
 	}
 	if (d->xpos < 0) {
@@ -1297,11 +1307,17 @@ static void parse_doc(struct rep_dgdoc *d, struct rep_arena *a, struct stacktab 
 		if (d->names[k] == NULL)
 			abort();
 	}
-	struct dctx c = { .d = d, .st = st, .un = un, .doc = doc, .a = a };
-	make_stacks(&c);
+	struct dctx c = { .d = d, .st = st, .un = un, .a = a };
+	/* The stacks, then the records; stacks that cannot be read are said
+	 * (the records read without them). */
+	const char *p = src + pat + 10, *rec = NULL;
+	d->stacks_bad = !make_stacks(&c, &p, src + d->xat);
+	if (!d->stacks_bad || (p = memmem(src + pat, d->xat - pat, ",\"procs\":[", 10)) != NULL)
+		rec = p;
 	size_t k;
 	json_t *e;
-	bool procs_ok = get_procs(&c, src + pat + 10, src + d->xat);
+	bool procs_ok = rec != NULL && (size_t)(src + d->xat - rec) >= 11 &&
+			memcmp(rec, ",\"procs\":[", 10) == 0 && get_procs(&c, rec + 10, src + d->xat);
 	for (size_t i = 0; i < BASES + 1; i++)
 		rproc_clear(&c.ring[i], true);
 	d->nrecs = c.nread;

@@ -296,14 +296,14 @@ static struct rep_dval dval_of(struct wctx *w, const char *at, unsigned type)
 			break;
 		v.k = DV_LOC;
 		v.i = l.line;
-		v.file = l.file != w->file ? (int64_t)l.file : -1;
+		v.file = l.file == w->file ? -1 : l.file < INT32_MAX ? (int32_t)l.file : INT32_MAX;
 		v.text = -1;
 		char *s = w->unquoted ? NULL : ht_rep_line_text(w->job, &l);
 		if (s != NULL) {
 			size_t n;
 			char *q = quote_form(s, &n);
-			if (q != NULL)
-				v.text = local_text(w, q, n);
+			int32_t k = q != NULL ? local_text(w, q, n) : -1;
+			v.text = k < DV_TEXT_MAX ? k : -1;
 			free(s);
 		}
 		break;
@@ -767,31 +767,34 @@ static json_t *packed(json_t *v)
 	return p;
 }
 
-/* Writes root, its members "pat" and "xat" the places of the members
- * "procs" and "x", which come last: a reader parses the members before
- * the records, reads the records where they are, and parses no quoted
- * line until one is quoted. */
-static int write_doc(json_t *root, json_t *procs, json_t *xs, FILE *f)
+/* Writes root, then the members "stacks", "procs" and "x", its members
+ * "pat" and "xat" the places of "stacks" and "x": a reader parses the
+ * members before the stacks, reads the stacks and the records where they
+ * are, and parses no quoted line until one is quoted. */
+static int write_doc(json_t *root, json_t *stacks, json_t *procs, json_t *xs, FILE *f)
 {
 	static const char head[] = "{\"digest\":\"" HT_DIGEST_FORMAT "\",\"xat\":0,\"pat\":0,";
 	char *s = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);	/* (0, 0) */
-	char *pt = json_dumps(procs, JSON_COMPACT);
+	char *pt = json_dumps(procs, JSON_COMPACT), *st = json_dumps(stacks, JSON_COMPACT);
 	json_t *xp = packed(json_incref(xs));
 	char *xt = xp != NULL ? json_dumps(xp, JSON_COMPACT) : NULL;
 	json_decref(xp);
 	size_t len = s != NULL ? strlen(s) : 0, h = sizeof(head) - 1;
 	size_t hx = h - sizeof(",\"pat\":0,") + 1;	/* (up to xat's 0) */
-	int rc = s != NULL && pt != NULL && xt != NULL && len > h && memcmp(s, head, h) == 0 &&
-			 s[len - 1] == '}' ? 0 : -1;
+	int rc = s != NULL && pt != NULL && st != NULL && xt != NULL && len > h &&
+			 memcmp(s, head, h) == 0 && s[len - 1] == '}' ? 0 : -1;
 	size_t pat, xat;
-	ht_dg_places(len, strlen(",\"procs\":") + (pt != NULL ? strlen(pt) : 0), &pat, &xat);
+	ht_dg_places(len, rc != 0 ? 0 : strlen(",\"stacks\":,\"procs\":") + strlen(st) + strlen(pt),
+		     &pat, &xat);
 	if (rc == 0 && (fwrite(s, 1, hx - 1, f) != hx - 1 || fprintf(f, "%zu,\"pat\":%zu", xat, pat) < 0 ||
 			fwrite(s + h - 1, 1, len - h, f) != len - h ||
+			fputs(",\"stacks\":", f) == EOF || fputs(st, f) == EOF ||
 			fputs(",\"procs\":", f) == EOF || fputs(pt, f) == EOF ||
 			fputs(",\"x\":", f) == EOF || fputs(xt, f) == EOF || fputs("}\n", f) == EOF))
 		rc = -1;
 	free(s);
 	free(pt);
+	free(st);
 	free(xt);
 	return rc;
 }
@@ -833,8 +836,8 @@ int ht_rep_digest_write(struct rep_job *job, FILE *f)
 		json_object_set_new(root, "warnings_dropped",
 				    json_integer((json_int_t)job->warns_dropped));
 	json_t *stacks = ht_dg_pack(w.stacks.text.s != NULL ? w.stacks.text.s : "", w.stacks.text.n);
-	json_object_set_new(root, "stacks", stacks != NULL ? stacks : json_null());
-	int rc = stacks != NULL ? write_doc(root, procs, xs, f) : -1;
+	int rc = stacks != NULL ? write_doc(root, stacks, procs, xs, f) : -1;
+	json_decref(stacks);
 	json_decref(root);
 	json_decref(procs);
 	json_decref(xs);
