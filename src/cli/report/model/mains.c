@@ -123,15 +123,18 @@ static bool better_main(const struct rep_proc *a, const struct rep_proc *b)
 	return a->ts0 > b->ts0;
 }
 
+/* (its rank copied: a sort of a million compares ranks without reading
+ * the records) */
 struct cand {
+	int64_t rank;
 	struct rep_proc *p, *top;
 };
 
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-	if (x->p->rank != y->p->rank)
-		return x->p->rank < y->p->rank ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	int c = x->p->host == y->p->host ? 0 : strcmp(x->p->host, y->p->host);
 	if (c != 0)
 		return c;
@@ -164,7 +167,7 @@ void ht_rep__choose_mains(struct rep_job *job)
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
 		if (ht_rep__in_numbering(job, p))
-			c[n++] = (struct cand){ p, tree_top(job, p) };
+			c[n++] = (struct cand){ p->rank, p, tree_top(job, p) };
 		else if (p->rank != REP_UNKNOWN && !p->outer)
 			ht_rep_vec_push(&job->others, p);
 	}
@@ -214,12 +217,6 @@ void ht_rep__choose_mains(struct rep_job *job)
 	ht_rep_vec_free(&mains);
 }
 
-static int cmp_depth(const void *a, const void *b)
-{
-	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
-	return x->depth - y->depth;
-}
-
 /* Processes without a rank in the numbering: children of a rank's tree,
  * launcher wrappers, or processes of their own (a single CUDA program). */
 void ht_rep__place_others(struct rep_job *job)
@@ -228,8 +225,22 @@ void ht_rep__place_others(struct rep_job *job)
 	struct rep_proc **s = malloc((n + 1) * sizeof(*s));
 	if (s == NULL)
 		abort();
-	memcpy(s, job->procs.v, n * sizeof(*s));
-	rep_sort(s, n, sizeof(*s), cmp_depth);
+	/* By depth, each depth in the job's order (a counting sort: as a
+	 * stable sort leaves them) */
+	int top = 0;
+	for (size_t i = 0; i < n; i++)
+		top = ((struct rep_proc *)job->procs.v[i])->depth > top ?
+			      ((struct rep_proc *)job->procs.v[i])->depth : top;
+	size_t *at = calloc((size_t)top + 2, sizeof(*at));
+	if (at == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		at[((struct rep_proc *)job->procs.v[i])->depth + 1]++;
+	for (int d = 1; d <= top + 1; d++)
+		at[d] += at[d - 1];
+	for (size_t i = 0; i < n; i++)
+		s[at[((struct rep_proc *)job->procs.v[i])->depth]++] = job->procs.v[i];
+	free(at);
 	for (size_t i = 0; i < n; i++) {
 		struct rep_proc *p = s[i];
 		if (p->is_main || p->main != NULL)

@@ -238,9 +238,18 @@ static void work_state(struct rep_job *job, struct rep_proc *p)
 
 /* ---- trees ---------------------------------------------------------------------- */
 
+/* What processes are sorted by to find their parents, beside them (a
+ * sort of a million reads no record). */
+struct host_pid {
+	const char *host;
+	int64_t pid;
+	double ts0;
+	struct rep_proc *p;
+};
+
 static int cmp_host_pid(const void *a, const void *b)
 {
-	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
+	const struct host_pid *x = a, *y = b;
 	int c = x->host == y->host ? 0 : strcmp(x->host, y->host);
 	if (c != 0)
 		return c;
@@ -542,7 +551,15 @@ void ht_rep_model(struct rep_job *job)
 		if (s[i]->gave_up && s[i]->progressed)
 			s[i]->gave_up = false;
 	}
-	rep_sort(s, n, sizeof(*s), cmp_host_pid);
+	struct host_pid *k = malloc((n + 1) * sizeof(*k));
+	if (k == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct host_pid){ s[i]->host, s[i]->pid, s[i]->ts0, s[i] };
+	rep_sort(k, n, sizeof(*k), cmp_host_pid);
+	for (size_t i = 0; i < n; i++)
+		s[i] = k[i].p;
+	free(k);
 	link_parents(s, n);
 
 	/* A launcher wrapper (a torchrun agent under srun) holds an identity
