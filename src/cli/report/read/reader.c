@@ -495,13 +495,22 @@ static size_t dedupe(struct rep_job *job)
 	return found;
 }
 
+/* What identifies a process: host, boot, pid, start (and its copy's
+ * lines), beside its record (a sort of a million reads no record). */
+struct identity {
+	const char *host, *boot_id;
+	int64_t pid, start_ticks;
+	uint32_t lines;
+	struct rep_proc *p;
+};
+
 /* Orders records by what identifies a process: host, boot, pid, start. */
 static int cmp_identity(const void *a, const void *b)
 {
-	const struct rep_proc *x = *(struct rep_proc *const *)a, *y = *(struct rep_proc *const *)b;
-	int c = strcmp(x->host != NULL ? x->host : "", y->host != NULL ? y->host : "");
-	if (c == 0)
-		c = strcmp(x->boot_id != NULL ? x->boot_id : "", y->boot_id != NULL ? y->boot_id : "");
+	const struct identity *x = a, *y = b;
+	int c = x->host == y->host ? 0 : strcmp(x->host, y->host);
+	if (c == 0 && x->boot_id != y->boot_id)
+		c = strcmp(x->boot_id, y->boot_id);
 	if (c == 0)
 		c = x->pid < y->pid ? -1 : x->pid > y->pid;
 	if (c == 0)
@@ -529,12 +538,22 @@ static void drop_copies(struct rep_job *job)
 {
 	size_t n = job->procs.n;
 	struct rep_proc **s = malloc((n + 1) * sizeof(*s));
-	if (s == NULL || n < 2) {
+	struct identity *k = malloc((n + 1) * sizeof(*k));
+	if (s == NULL || k == NULL || n < 2) {
 		free(s);
+		free(k);
 		return;
 	}
-	memcpy(s, job->procs.v, n * sizeof(*s));
-	rep_sort(s, n, sizeof(*s), cmp_identity);
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_proc *p = job->procs.v[i];
+		k[i] = (struct identity){ p->host != NULL ? p->host : "",
+					  p->boot_id != NULL ? p->boot_id : "", p->pid,
+					  p->start_ticks, p->lines, job->procs.v[i] };
+	}
+	rep_sort(k, n, sizeof(*k), cmp_identity);
+	for (size_t i = 0; i < n; i++)
+		s[i] = k[i].p;
+	free(k);
 	bool dropped = false;
 	for (size_t i = 1; i < n; i++) {
 		size_t k = i - 1;
