@@ -313,12 +313,19 @@ static int cmp_name(const char *a, const char *b)
 	}
 }
 
-static int cmp_file(const void *x, const void *y, void *arg)
+/* A file's name and where it was given, beside it: names without a '/'
+ * compare as strcmp does (a sort of a million reads no file record). */
+struct fname {
+	const char *name;
+	bool slash;
+	size_t i;
+};
+
+static int cmp_file(const void *x, const void *y)
 {
-	const struct rep_job *job = arg;
-	size_t i = *(const size_t *)x, k = *(const size_t *)y;
-	int c = cmp_name(job->files[i].name, job->files[k].name);
-	return c != 0 ? c : i < k ? -1 : i > k;
+	const struct fname *a = x, *b = y;
+	int c = a->slash || b->slash ? cmp_name(a->name, b->name) : strcmp(a->name, b->name);
+	return c != 0 ? c : a->i < b->i ? -1 : a->i > b->i;
 }
 
 /* The locations of the members of table t of the record at base, and
@@ -368,18 +375,17 @@ void ht_rep__digest_order(struct rep_job *job)
 {
 	ht_rep_digest_load(job);
 	size_t n = job->nfiles;
-	size_t *ix = malloc((n + 1) * sizeof(*ix));
+	struct fname *ix = malloc((n + 1) * sizeof(*ix));
 	uint32_t *to = malloc((n + 1) * sizeof(*to));
 	struct rep_file *f = malloc((n + 1) * sizeof(*f));
 	if (ix == NULL || to == NULL || f == NULL)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		ix[i] = i;
-	if (n > 1)
-		qsort_r(ix, n, sizeof(*ix), cmp_file, job);
+		ix[i] = (struct fname){ job->files[i].name, strchr(job->files[i].name, '/') != NULL, i };
+	rep_sort(ix, n, sizeof(*ix), cmp_file);
 	for (size_t i = 0; i < n; i++) {
-		f[i] = job->files[ix[i]];
-		to[ix[i]] = (uint32_t)i;
+		f[i] = job->files[ix[i].i];
+		to[ix[i].i] = (uint32_t)i;
 	}
 	memcpy(job->files, f, n * sizeof(*f));
 	struct rep_dgset *g = job->dg;
