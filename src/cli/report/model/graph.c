@@ -180,7 +180,8 @@ static const char *port_of(const char *addr)
 
 static int cmp_str(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	return x == y ? 0 : strcmp(x, y);	/* (interned: mostly the same pointer) */
 }
 
 /* The endpoint most mains connect to with a rendezvous role, or that a
