@@ -89,24 +89,20 @@ static const struct rep_comm *comm_by_ptr(const struct rep_proc *p, const char *
 
 /* ---- unique_id_mismatch ------------------------------------------------------------ */
 
-/* A process's communicator, with what the sorts compare copied beside
- * them (a sort of a million members reads no record). */
 struct member {
 	struct rep_proc *p;
 	struct rep_comm *c;
-	const char *key;
-	int64_t nranks, crank, prank;
 };
 
 static int cmp_member(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	if (x->nranks != y->nranks)
-		return x->nranks < y->nranks ? -1 : 1;
-	int k = same_key(x->key, y->key);
+	if (x->c->nranks != y->c->nranks)
+		return x->c->nranks < y->c->nranks ? -1 : 1;
+	int k = same_key(x->c->key, y->c->key);
 	if (k != 0)
 		return k;
-	return x->crank < y->crank ? -1 : x->crank > y->crank;
+	return x->c->rank < y->c->rank ? -1 : x->c->rank > y->c->rank;
 }
 
 struct idset {
@@ -214,10 +210,10 @@ static void id_mismatch(struct rep_job *job, struct member *m, size_t n)
 static int cmp_member_key(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	int k = same_key(x->key, y->key);
+	int k = same_key(x->c->key, y->c->key);
 	if (k != 0)
 		return k;
-	return x->prank < y->prank ? -1 : x->prank > y->prank;
+	return x->p->rank < y->p->rank ? -1 : x->p->rank > y->p->rank;
 }
 
 static void comm_size(struct rep_job *job, struct member *m, size_t n)
@@ -633,7 +629,7 @@ void ht_rep_rules_nccl(struct rep_job *job)
 				if ((m = realloc(m, cap * sizeof(*m))) == NULL)
 					abort();
 			}
-			m[n++] = (struct member){ p, c, c->key, c->nranks, c->rank, p->rank };
+			m[n++] = (struct member){ p, c };
 		}
 	}
 	init_errors(job);
