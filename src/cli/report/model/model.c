@@ -187,17 +187,30 @@ static void end_state(const struct here *h, struct rep_proc *p, double now)
 	p->waiting = st && (p->end == REP_RUNNING || p->end == REP_SIGNALED);
 }
 
-static void work_state(struct rep_job *job, struct rep_proc *p)
+/* The dumps of p's latest stall with the main thread's stack: the first
+ * and the last (NULL: none). */
+static void work_span(const struct rep_proc *p, const struct rep_dump **first,
+		      const struct rep_dump **last)
 {
-	struct rep_dump *first = NULL, *last = NULL;
+	*first = *last = NULL;
 	for (size_t i = 0; i < p->ndumps; i++) {
-		struct rep_dump *d = &p->dumps[i];
+		const struct rep_dump *d = &p->dumps[i];
 		if (d->epoch != p->epoch || !d->have_main)
 			continue;
-		if (first == NULL)
-			first = d;
-		last = d;
+		if (*first == NULL)
+			*first = d;
+		*last = d;
 	}
+}
+
+/* Whether p worked between the first and the last dump of its stall;
+ * why, in words, when text (else p->work_why is left to
+ * ht_rep_work_why, which most processes never need: a million printf
+ * calls at a million ranks). */
+static void work_state(struct rep_job *job, struct rep_proc *p, bool text)
+{
+	const struct rep_dump *first, *last;
+	work_span(p, &first, &last);
 	if (last == NULL) {
 		p->work_why = "no stack of the main thread";
 		return;
@@ -215,25 +228,41 @@ static void work_state(struct rep_job *job, struct rep_proc *p)
 	int64_t io = first->io >= 0 && last->io >= 0 ? last->io - first->io : -1;
 	bool moved = first->stack_hash != last->stack_hash;
 	p->progressed = moved || io >= (1 << 20);
+	p->why_later = !text;
 	if (moved) {
 		p->work = 1;
-		p->work_why = ht_rep_printf(&job->a, "working: its stack changed between dumps "
-					    "%.0f s apart", wall);
+		if (text)
+			p->work_why = ht_rep_printf(&job->a, "working: its stack changed between "
+						    "dumps %.0f s apart", wall);
 	} else if (io >= (1 << 20)) {
 		p->work = 1;
-		p->work_why = ht_rep_printf(&job->a, "working: %.1f %s of I/O in %.0f s, same stack",
-					    io >= (1LL << 30) ? (double)io / (1LL << 30) :
-					    (double)io / (1 << 20), io >= (1LL << 30) ? "GiB" : "MiB", wall);
+		if (text)
+			p->work_why = ht_rep_printf(&job->a, "working: %.1f %s of I/O in %.0f s, "
+						    "same stack",
+						    io >= (1LL << 30) ? (double)io / (1LL << 30) :
+						    (double)io / (1 << 20),
+						    io >= (1LL << 30) ? "GiB" : "MiB", wall);
 	} else if (cpu > 0.2 * wall && cpu > 0.5) {
 		p->work = 1;
-		p->work_why = ht_rep_printf(&job->a, "busy: CPU +%.1f s in %.0f s with the same "
-					    "stack (a loop or a spin-wait)", cpu, wall);
+		if (text)
+			p->work_why = ht_rep_printf(&job->a, "busy: CPU +%.1f s in %.0f s with the "
+						    "same stack (a loop or a spin-wait)", cpu, wall);
 	} else {
 		p->work = 0;
-		p->work_why = ht_rep_printf(&job->a, "blocked: same stack, CPU +%.2f s%s in %.0f s",
-					    isnan(cpu) ? 0.0 : cpu, io >= 0 ? " and no I/O" : "",
-					    wall);
+		if (text)
+			p->work_why = ht_rep_printf(&job->a, "blocked: same stack, CPU +%.2f s%s in "
+						    "%.0f s", isnan(cpu) ? 0.0 : cpu,
+						    io >= 0 ? " and no I/O" : "", wall);
 	}
+}
+
+const char *ht_rep_work_why(struct rep_job *job, struct rep_proc *p)
+{
+	if (p->why_later) {
+		work_state(job, p, true);	/* (the same dumps: the same state) */
+		p->why_later = false;
+	}
+	return p->work_why;
 }
 
 /* ---- trees ---------------------------------------------------------------------- */
@@ -544,7 +573,7 @@ void ht_rep_model(struct rep_job *job)
 		s[i]->gpu = gpu_active(s[i]);
 		end_state(&here, s[i], job->now);
 		if (s[i]->stalled || s[i]->gave_up)
-			work_state(job, s[i]);
+			work_state(job, s[i], false);
 		/* A rank whose stack or I/O moved between the dumps of that
 		 * stall was slow, not waiting (a long import, then a crash):
 		 * its end is no timeout giving up. */

@@ -289,7 +289,8 @@ struct rep_proc {
 	bool failed;			/* ended badly before the others */
 	int work;			/* -1 unknown, 0 blocked, 1 working */
 	bool progressed;		/* its stack or I/O moved during the stall */
-	const char *work_why;
+	bool why_later;			/* work_why made when asked for */
+	const char *work_why;		/* why, in words: ht_rep_work_why */
 	struct rep_group *group;	/* its stack group, if stalled */
 	struct rep_dump *last_dump;
 	bool blamed;
@@ -414,6 +415,9 @@ void ht_rep_job_ended(struct rep_job *job);
 /* When p ended (wall clock): its exit, its last line when it vanished,
  * else infinity. */
 double ht_rep_end_time(const struct rep_proc *p);
+/* Why p was found working or blocked in its stall, in words (made once,
+ * when first asked for); NULL when not known. */
+const char *ht_rep_work_why(struct rep_job *job, struct rep_proc *p);
 /* Frees what ht_rep_model made. */
 void ht_rep_model_free(struct rep_job *job);
 /* "rank 3", "host n1 pid 42" for a process without a rank. */

@@ -362,12 +362,12 @@ static void finish_group(struct rep_job *job, struct rep_group *g, bool ranked)
 		for (size_t i = 0; i < g->procs.n; i++) {
 			struct rep_proc *p = g->procs.v[i];
 			if (p->work == g->work) {
-				g->work_why = p->work_why;
+				g->work_why = ht_rep_work_why(job, p);
 				break;
 			}
 		}
 	} else if (g->procs.n > 0) {
-		g->work_why = ((struct rep_proc *)g->procs.v[0])->work_why;
+		g->work_why = ht_rep_work_why(job, g->procs.v[0]);
 	}
 }
 

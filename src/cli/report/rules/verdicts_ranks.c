@@ -469,12 +469,13 @@ static void straggler(struct rep_job *job)
 		what = ht_rep_printf(&job->a, "%s%sin %s", what != NULL ? what : "",
 				     what != NULL ? " " : "", ht_rep_top_frame(first->group));
 	const char *who = ht_rep_ranks_phrase(job, v->ranks, v->nranks);
-	const char *since = how_long != NULL || (first->work_why != NULL && first->work == 1) ?
+	const char *why = ht_rep_work_why(job, first);
+	const char *since = how_long != NULL || (why != NULL && first->work == 1) ?
 		ht_rep_printf(&job->a, " (%s%s%s)", how_long != NULL ? "for " : "",
 			      how_long != NULL ? how_long : "",
-			      first->work_why != NULL && first->work == 1 ?
+			      why != NULL && first->work == 1 ?
 			      ht_rep_printf(&job->a, "%s%s", how_long != NULL ? "; " : "",
-					    first->work_why) : "") : "";
+					    why) : "") : "";
 	if (what == NULL)
 		what = ht_rep_printf(&job->a, "in %s", ht_rep_phase_name(first->cur_phase));
 	if (first->store_at != NULL && v->nranks == 1) {
