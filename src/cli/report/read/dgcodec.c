@@ -183,16 +183,18 @@ void ht_dg_vlq_put(struct rep_buf *b, int64_t v)
 	ht_rep_buf_addn(b, out, n);
 }
 
-/* A VLQ digit's value, -1 for what is none. */
-static int vlq_val(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z'   ? c - 'A'
-	       : c >= 'a' && c <= 'z' ? c - 'a' + 26
-	       : c >= '0' && c <= '9' ? c - '0' + 52
-	       : c == '+'	      ? 62
-	       : c == '/'	      ? 63
-				      : -1;
-}
+/* Each byte's value as a VLQ digit plus 1, 0 for what is none. */
+static const unsigned char vlq_vals[256] = {
+	['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5, ['F'] = 6, ['G'] = 7, ['H'] = 8,
+	['I'] = 9, ['J'] = 10, ['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14, ['O'] = 15,
+	['P'] = 16, ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20, ['U'] = 21, ['V'] = 22,
+	['W'] = 23, ['X'] = 24, ['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29,
+	['d'] = 30, ['e'] = 31, ['f'] = 32, ['g'] = 33, ['h'] = 34, ['i'] = 35, ['j'] = 36,
+	['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40, ['o'] = 41, ['p'] = 42, ['q'] = 43,
+	['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48, ['w'] = 49, ['x'] = 50,
+	['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55, ['3'] = 56, ['4'] = 57,
+	['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64
+};
 
 bool ht_dg_vlq_get(const char **p, const char *end, int64_t *v)
 {
@@ -200,7 +202,7 @@ bool ht_dg_vlq_get(const char **p, const char *end, int64_t *v)
 	uint64_t m = 0;
 	bool neg = false;
 	for (unsigned shift = 0, k = 0;; k++) {
-		int d = s < end ? vlq_val((unsigned char)*s) : -1;
+		int d = s < end ? vlq_vals[(unsigned char)*s] - 1 : -1;
 		if (d < 0 || shift >= 64)	/* (13 digits hold 64 bits) */
 			return false;
 		s++;
