@@ -391,9 +391,20 @@ static void *remap_docs(void *arg)
 	return NULL;
 }
 
+/* The reading threads' arenas into the set's, once every digest is read. */
+static void arenas_take(struct rep_dgset *g)
+{
+	for (size_t t = 0; t < g->nta; t++)
+		ht_rep_arena_take(&g->a, &g->ta[t]);
+	free(g->ta);
+	g->ta = NULL;
+	g->nta = 0;
+}
+
 void ht_rep__digest_order(struct rep_job *job)
 {
 	ht_rep_digest_load(job);
+	arenas_take(job->dg);
 	size_t n = job->nfiles;
 	struct fname *ix = malloc((n + 1) * sizeof(*ix));
 	uint32_t *to = malloc((n + 1) * sizeof(*to));
@@ -1406,7 +1417,7 @@ struct dgworker {
 	pthread_t th;
 	struct rep_dgset *g;
 	size_t first, step;
-	struct rep_arena a;
+	struct rep_arena *a;	/* the set's (ta), kept for the next block */
 	struct stacktab st;
 	struct rep_dgunpack un;
 };
@@ -1416,7 +1427,7 @@ static void *dg_work(void *arg)
 	struct dgworker *w = arg;
 	ht_rep__scratch_begin();
 	for (size_t i = w->g->nparsed + w->first; i < w->g->n; i += w->step)
-		parse_doc(w->g->docs[i], &w->a, &w->st, &w->un);
+		parse_doc(w->g->docs[i], w->a, &w->st, &w->un);
 	ht_dg_unpack_free(&w->un);
 	ht_rep__scratch_end();
 	return NULL;
@@ -1437,11 +1448,21 @@ void ht_rep_digest_load(struct rep_job *job)
 	struct dgworker *w = calloc(n, sizeof(*w));
 	if (w == NULL)
 		abort();
+	/* (the threads' arenas kept from block to block: each block's would
+	 * leave the end of its last chunk unused) */
+	if (n > g->nta) {
+		struct rep_arena *a = realloc(g->ta, n * sizeof(*a));
+		if (a == NULL)
+			abort();
+		memset(a + g->nta, 0, (n - g->nta) * sizeof(*a));
+		g->ta = a;
+		g->nta = n;
+	}
 	size_t started = 0;
 	json_set_alloc_funcs(ht_rep__j_malloc, ht_rep__j_free);	/* (as ht_rep_read) */
 	for (size_t t = 0; t < n; t++) {
-		w[t] = (struct dgworker){ .g = g, .first = t, .step = n };
-		ht_rep_intern_on(&w[t].a);
+		w[t] = (struct dgworker){ .g = g, .first = t, .step = n, .a = &g->ta[t] };
+		ht_rep_intern_on(w[t].a);
 	}
 	for (size_t t = 1; t < n; t++) {
 		if (pthread_create(&w[t].th, NULL, dg_work, &w[t]) != 0)
@@ -1455,8 +1476,7 @@ void ht_rep_digest_load(struct rep_job *job)
 	for (size_t t = 1; t <= started; t++)
 		pthread_join(w[t].th, NULL);
 	for (size_t t = 0; t < n; t++) {
-		ht_rep_intern_off(&w[t].a);
-		ht_rep_arena_take(&g->a, &w[t].a);
+		ht_rep_intern_off(w[t].a);
 		free(w[t].st.slot);
 	}
 	free(w);
@@ -1614,6 +1634,7 @@ void ht_rep__digest_free(struct rep_job *job)
 	free(g->names);
 	free(g->pend);
 	ht_rep_vec_free(&g->procs);
+	arenas_take(g);
 	ht_rep_intern_off(&g->a);
 	ht_rep_arena_free(&g->a);
 	free(g);

@@ -68,6 +68,8 @@ struct rep_dgset {
 	char **names;			/* the files of digests given */
 	size_t nnames;
 	struct rep_arena a;		/* the records read (the reading threads' arenas) */
+	struct rep_arena *ta;		/* the reading threads' arenas, kept from one block */
+	size_t nta;			/* of digests to the next until they are all read */
 	struct rep_vec procs;
 	bool placed;			/* procs' files in the job's places (below) */
 	struct rep_unknown *pend;	/* unknown event types of the digests */
