@@ -32,7 +32,7 @@ void *ht_rep_alloc(struct rep_arena *a, size_t n)
 	if (a->head == NULL || a->used + n > a->cap) {
 		size_t size = n > CHUNK / 4 ? n : CHUNK;
 		struct rep_chunk *c = mmap(NULL, sizeof(*c) + size, PROT_READ | PROT_WRITE,
-					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+					   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		if (c == MAP_FAILED)
 			err(2, "report");
 		c->size = size;
