@@ -232,6 +232,36 @@ check "the packed stacks damaged: said, with the digest's line" \
 check "the packed stacks damaged: the rest read, the same first verdict" \
 	sh -c "v=\$(grep -m 1 -E '^ *1 ' '$T/missing_rank/dg.text.out'); [ -n \"\$v\" ] &&
 	       [ \"\$(grep -m 1 -E '^ *1 ' '$T/badstacks.out')\" = \"\$v\" ]"
+# The reader keeps the tables of stacks it made by their text, and takes
+# one again when a digest's is the same text: a job on three hosts, whose
+# first host's table is not the others' (the straggler's stack and the
+# store's; the store's alone on the second and third, the same text),
+# digested per host into one file, gives the report of its folder, with
+# both stacks.
+mkdir -p "$T/three"
+for f in "$F/straggler"/n1.*.jsonl; do
+	pid=${f##*/n1.}
+	case $pid in 400[45]*) h=n2 ;; 400[67]*) h=n3 ;; *) h=n1 ;; esac
+	sed "s/\"host\":\"n1\"/\"host\":\"$h\"/; s/\"hostname\":\"n1\"/\"hostname\":\"$h\"/" "$f" \
+		>"$T/three/$h.$pid"
+done
+: >"$T/three.dg"
+for h in n1 n2 n3; do "$HT" digest "$T/three/$h".* >>"$T/three.dg" 2>/dev/null; done
+"$PY" - "$T/three.dg" >"$T/three.tabs" <<'PY'
+import json, sys
+print(" ".join(json.loads(l)["stacks"][1] for l in open(sys.argv[1])))
+PY
+report --json "$T/three/raw" "$T/three"
+report --json "$T/three/dg" "$T/three.dg"
+check "three hosts' digests, the first's stacks not the others': the report of their folder" \
+	sh -c "set -- \$(cat '$T/three.tabs'); [ \$# = 3 ] && [ \"\$1\" != \"\$2\" ] &&
+	       [ \"\$2\" = \"\$3\" ] && cmp -s '$T/three/raw.out' '$T/three/dg.out' &&
+	       cmp -s '$T/three/raw.err' '$T/three/dg.err'"
+check "three hosts' digests: both stacks in the report" "$PY" -c "
+import json, sys
+g = json.load(open('$T/three/dg.out'))['stack_groups']
+fr = [' '.join(x['frames']) for x in g]
+sys.exit(not (len(g) == 2 and 'load_checkpoint' in fr[0] and 'TCPClient' in fr[1]))"
 "$HT" digest "$T/nowhere" >/dev/null 2>&1
 check "hangtrace digest of nothing: exit 2" test $? = 2
 "$HT" digest -o "$T/nowhere/x.dg" "$F/healthy" 2>"$T/o.err"

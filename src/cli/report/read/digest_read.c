@@ -476,6 +476,8 @@ struct rproc {
 	bool bad;		/* a member list of it, or of its base, could not be read */
 };
 
+#define STACK_TABS 64
+
 /* The stacks a reading thread made: one array for the frames of one text,
  * whatever the digest (as the raw reader shares them: the graph knows a
  * stack by its pointers, read/dumps.c). */
@@ -486,6 +488,18 @@ struct stacktab {
 		uint32_t n;
 	} *slot;
 	size_t n, cap;
+	/* The digests' tables of stacks made, by their packed text: the nodes
+	 * of a job run the same programs and stop in the same places, so most
+	 * digests' tables are the same text (made once, not unpacked again). */
+	struct tabslot {
+		uint64_t h;
+		char *text;	/* the packed text (LEN, then the base-64) */
+		size_t len;
+		const char ***stacks;
+		uint32_t *nstack;
+		size_t n;
+	} tabs[STACK_TABS];
+	size_t ntabs;
 };
 
 struct dctx {
@@ -853,26 +867,60 @@ static bool make_stacks(struct dctx *c, const char **pp, const char *end)
 		n = n * 10 + (*p - '0');
 	if (p >= end || *p++ != ',' || !ht_dg_jstr(&p, end, &b64, &blen, &own))
 		return false;
-	t = ht_dg_unpack_raw(n, b64, blen, c->un, &len);
-	free(own);
-	if (p >= end || *p++ != ']' || t == NULL)
+	if (p >= end || *p != ']') {
+		free(own);
 		return false;
-	*pp = p;
+	}
+	*pp = p + 1;
+	/* A table made before from the same text: taken as it is. */
+	struct stacktab *st = c->st;
+	uint64_t h = ht_rep_hash(b64, blen) ^ (uint64_t)n;
+	for (size_t i = 0; i < st->ntabs; i++) {
+		struct tabslot *e = &st->tabs[i];
+		if (e->h == h && e->len == blen + 8 && memcmp(e->text, &n, 8) == 0 &&
+		    memcmp(e->text + 8, b64, blen) == 0) {
+			c->stacks = e->stacks;
+			c->nstack = e->nstack;
+			c->nstacks = e->n;
+			free(own);
+			return true;
+		}
+	}
+	t = ht_dg_unpack_raw(n, b64, blen, c->un, &len);
+	if (t == NULL) {
+		free(own);
+		return false;
+	}
 	struct frames fr = { 0 };
-	for (const char *e = t + len; t < e;) {
+	const char *e = t + len;
+	while (t < e) {
 		struct rep_dgtok k;
-		if (!ht_dg_vlq_get(&t, e, &n) || n < 0 || n > e - t)
+		int64_t m;
+		if (!ht_dg_vlq_get(&t, e, &m) || m < 0 || m > e - t)
 			break;
-		for (int64_t i = 0; i < n && ht_dg_tok_get(&t, e, &k) && k.k == DT_STR; i++)
+		for (int64_t i = 0; i < m && ht_dg_tok_get(&t, e, &k) && k.k == DT_STR; i++)
 			frames_add(&fr, k.s, k.len);
-		if (fr.n != (size_t)n)
+		if (fr.n != (size_t)m)
 			break;
 		add_stack(c, &fr, &cap);
 	}
 	free(fr.s);
 	free(fr.len);
 	/* (the stacks read until one could not be) */
-	return t == c->un->t + len;
+	bool whole = t == e;
+	if (whole) {
+		/* (kept; when the cache is full, in the place its hash names) */
+		struct tabslot *slot = &st->tabs[st->ntabs < STACK_TABS ? st->ntabs++ :
+						 h % STACK_TABS];
+		char *text = realloc(slot->text, blen + 8);
+		if (text == NULL)
+			abort();
+		memcpy(text, &n, 8);
+		memcpy(text + 8, b64, blen);
+		*slot = (struct tabslot){ h, text, blen + 8, c->stacks, c->nstack, c->nstacks };
+	}
+	free(own);
+	return whole;
 }
 
 static void get_stack(struct dctx *c, json_int_t i, const char ***fr, uint32_t *n)
@@ -1478,6 +1526,8 @@ void ht_rep_digest_load(struct rep_job *job)
 	for (size_t t = 0; t < n; t++) {
 		ht_rep_intern_off(w[t].a);
 		free(w[t].st.slot);
+		for (size_t i = 0; i < w[t].st.ntabs; i++)
+			free(w[t].st.tabs[i].text);
 	}
 	free(w);
 	for (size_t i = g->nparsed; i < g->n; i++) {
