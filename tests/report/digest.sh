@@ -158,20 +158,16 @@ echo '{"t":"header"}' | "$HT" report - >/dev/null 2>"$T/notdg.err"
 check "a stream of no digest: exit 2" test $? = 2
 check "a stream of no digest: said, with what a stream may hold" \
 	grep -q -- '-: read as it comes (not a file or a folder), and no digest of format hangtrace-digest/5 in it' "$T/notdg.err"
-# "xat" says where the quoted lines begin: a wrong one is said, the rest read.
-sed 's/"xat":\([0-9]*\)/"xat":1\1/' "$T/missing_rank/all.dg" >"$T/xat.dg"
-sed -n 1p "$T/healthy/all.dg" >>"$T/xat.dg"
-"$HT" report "$T/xat.dg" >"$T/xat.out" 2>"$T/xat.err"
-check "a digest whose xat is wrong: said, with its line" \
-	grep -q 'xat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "stacks" are)' "$T/xat.err"
-check "a digest whose xat is wrong: the next line read" grep -q '^ranks ' "$T/xat.out"
-# "pat" says where the records begin: likewise.
-sed 's/"pat":\([0-9]*\)/"pat":1\1/' "$T/missing_rank/all.dg" >"$T/pat.dg"
-sed -n 1p "$T/healthy/all.dg" >>"$T/pat.dg"
-"$HT" report "$T/pat.dg" >"$T/pat.out" 2>"$T/pat.err"
-check "a digest whose pat is wrong: said, with its line" \
-	grep -q 'pat.dg: line 1: a digest that could not be read (no members "xat" and "pat" that say where its members "x" and "stacks" are)' "$T/pat.err"
-check "a digest whose pat is wrong: the next line read" grep -q '^ranks ' "$T/pat.out"
+# "xat" says where the quoted lines begin, "pat" where the stacks and the
+# records do: a wrong one is said, the rest read.
+for m in xat pat; do
+	sed "s/\"$m\":\([0-9]*\)/\"$m\":1\1/" "$T/missing_rank/all.dg" >"$T/$m.dg"
+	sed -n 1p "$T/healthy/all.dg" >>"$T/$m.dg"
+	"$HT" report "$T/$m.dg" >"$T/$m.out" 2>"$T/$m.err"
+	check "a digest whose $m is wrong: said, with its line" \
+		grep -q "$m.dg: line 1: a digest that could not be read (no members \"xat\" and \"pat\" that say where its members \"x\" and \"stacks\" are)" "$T/$m.err"
+	check "a digest whose $m is wrong: the next line read" grep -q '^ranks ' "$T/$m.out"
+done
 # A quoted line that cannot be made (its change fits no line) is said,
 # and the evidence goes without it; the verdict is the same.
 # (x unpacked and packed again as doc/trace-format.md says: base-64 of a

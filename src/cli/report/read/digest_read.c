@@ -1106,6 +1106,19 @@ static const struct rep_dval *elem_base(const struct rproc *b, const struct rpro
 	return j > 0 ? r->arr[a][j - 1] : NULL;
 }
 
+/* n records of table t (size bytes each, from recs) whose lists follow
+ * each other at *pp (NULL: none given), against the base's (b, NULL:
+ * none); their values in keep. False when one cannot be read. */
+static bool get_lists(struct dctx *c, const char **pp, const char *end, void *recs, size_t size,
+		      int n, int t, struct rep_dval *const *b, struct rep_dval **keep)
+{
+	bool ok = true;
+	for (int i = 0; ok && i < n; i++)
+		ok = get_fields(c, pp, end, (char *)recs + (size_t)i * size, t,
+				b != NULL ? b[i] : NULL, &keep[i]);
+	return ok;
+}
+
 /* A record's section that holds a JSON value (its string token's text):
  * parsed, NULL when it cannot be. */
 static json_t *json_section(const char **p, const char *end)
@@ -1191,15 +1204,13 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 			m = true;
 			break;
 		case 'P':
-			for (int i = 0; ok && i < HT_PHASE_COUNT; i++)
-				ok = get_fields(c, &p, end, &pr->ph[i], DG_PHASE,
-						b != NULL ? b->ph[i] : NULL, &r->ph[i]);
+			ok = get_lists(c, &p, end, pr->ph, sizeof(*pr->ph), HT_PHASE_COUNT, DG_PHASE,
+				       b != NULL ? b->ph : NULL, r->ph);
 			ph = true;
 			break;
 		case 'V':
-			for (int i = 0; ok && i < REP_VER_COUNT; i++)
-				ok = get_fields(c, &p, end, &pr->ver[i], DG_VERSION,
-						b != NULL ? b->ver[i] : NULL, &r->ver[i]);
+			ok = get_lists(c, &p, end, pr->ver, sizeof(*pr->ver), REP_VER_COUNT,
+				       DG_VERSION, b != NULL ? b->ver : NULL, r->ver);
 			ver = true;
 			break;
 		case '[': {
@@ -1248,11 +1259,12 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 	/* (what is not given: its base's) */
 	if (!m)
 		get_fields(c, NULL, end, pr, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
-	for (int i = 0; !ph && i < HT_PHASE_COUNT; i++)
-		get_fields(c, NULL, end, &pr->ph[i], DG_PHASE, b != NULL ? b->ph[i] : NULL, &r->ph[i]);
-	for (int i = 0; !ver && i < REP_VER_COUNT; i++)
-		get_fields(c, NULL, end, &pr->ver[i], DG_VERSION, b != NULL ? b->ver[i] : NULL,
-			   &r->ver[i]);
+	if (!ph)
+		get_lists(c, NULL, end, pr->ph, sizeof(*pr->ph), HT_PHASE_COUNT, DG_PHASE,
+			  b != NULL ? b->ph : NULL, r->ph);
+	if (!ver)
+		get_lists(c, NULL, end, pr->ver, sizeof(*pr->ver), REP_VER_COUNT, DG_VERSION,
+			  b != NULL ? b->ver : NULL, r->ver);
 	pr->work = -1;		/* as the reader leaves it (parse.c) */
 	/* What the reader of trace files makes sure of, made sure of here
 	 * too (a digest's values read but out of range: not the writer's) */
