@@ -258,6 +258,21 @@ import json, sys
 g = json.load(open('$T/three/dg.out'))['stack_groups']
 fr = [' '.join(x['frames']) for x in g]
 sys.exit(not (len(g) == 2 and 'load_checkpoint' in fr[0] and 'TCPClient' in fr[1]))"
+# A record whose strings have UTF-8, quotes and a backslash (its command
+# line, its folder) is read through jansson, not where it is: the same.
+mkdir -p "$T/utf8"
+cp "$F/straggler"/*.jsonl "$T/utf8/"
+sed -i '1s|"cmdline":\["/usr/bin/python3","train.py"\]|"cmdline":["/usr/bin/python3","tr\\u00e9n \\"q\\" \\\\ b.py"]|; 1s|"cwd":"/work"|"cwd":"/work/d\\u00e9j\\u00e0"|' \
+	"$T/utf8/n1.4003.jsonl"
+"$HT" digest "$T/utf8" >"$T/utf8.dg" 2>/dev/null
+report --json "$T/utf8/raw" "$T/utf8"
+report --json "$T/utf8/dg" "$T/utf8.dg"
+check "a record with UTF-8, quotes and a backslash: in its trace, escaped" \
+	grep -qF 'tr\u00e9n \"q\" \\ b.py' "$T/utf8/n1.4003.jsonl"
+check "a record with UTF-8, quotes and a backslash: in its digest, its string escaped" \
+	grep -qF "trén \\\"q\\\" \\\\ b.py" "$T/utf8.dg"
+check "a record with UTF-8, quotes and a backslash: the report of its folder" \
+	same_as_raw "$T/utf8/raw" "$T/utf8/dg"
 "$HT" digest "$T/nowhere" >/dev/null 2>&1
 check "hangtrace digest of nothing: exit 2" test $? = 2
 "$HT" digest -o "$T/nowhere/x.dg" "$F/healthy" 2>"$T/o.err"
