@@ -194,34 +194,43 @@ a = json.load(open('$T/badline.out'))['verdicts'][0]
 b = json.load(open('$T/missing_rank/dg.json.out'))['verdicts'][0]
 sys.exit(not (a['code'] == b['code'] == 'missing_rank' and a['ranks'] == b['ranks']
               and len(a['evidence']) == len(b['evidence']) - 1))"
-# A record's member list, or the packed stacks, damaged: said with the
-# digest's line, and the rest read (the record left out: what is written
-# against it cannot be read either).
-last=$("$PY" - "$T/missing_rank/all.dg" "$T/badmembers.dg" "$T/badstacks.dg" <<'PY'
+# A record's member list, its file or base, or the packed stacks, damaged:
+# said with the digest's line, and the rest read (the record left out:
+# what is written against it cannot be read either).
+last=$("$PY" - "$T/missing_rank/all.dg" "$T" <<'PY'
 import json, re, sys
 line = open(sys.argv[1]).read().rstrip("\n")
-recs = json.loads(line)["procs"]
-# the last record's (no record is written against it) members, after its
-# file and base (F, B: each a VLQ integer) and M: "zz" is no mask
-m = re.match(r'F[A-Za-z0-9+/]*?[A-Za-f](B[A-Za-z0-9+/]*?[A-Za-f])?M', recs[-1])
-at = line.rindex('"' + recs[-1] + '"') + 1 + m.end()
-open(sys.argv[2], "w").write(line[:at] + "zz" + line[at + 2:] + "\n")
+doc = json.loads(line)
+recs = doc["procs"]
+# the last record's (no record is written against it) file and base (F,
+# B: each a VLQ integer), then M and its members
+m = re.match(r'F([A-Za-z0-9+/]*?[A-Za-f])(B[A-Za-z0-9+/]*?[A-Za-f])?M', recs[-1])
+at = line.rindex('"' + recs[-1] + '"') + 1
+assert len(m.group(1)) == 1 and len(doc["files"]) < 15
+def put(name, start, text):
+    open(sys.argv[2] + "/" + name, "w").write(line[:at + start] + text +
+                                              line[at + start + len(text):] + "\n")
+put("badmembers.dg", m.end(), "zz")		# "zz" is no mask
+put("badfile.dg", 1, "e")			# file 15: not one of the digest's
+put("badhead.dg", 1, "~")			# no file: an F without its number
 print(len(recs) - 1)
-n, z = json.loads(line)["stacks"]
-open(sys.argv[3], "w").write(line.replace(z, z[:8] + "*" + z[9:], 1) + "\n")
+n, z = doc["stacks"]
+open(sys.argv[2] + "/badstacks.dg", "w").write(line.replace(z, z[:8] + "*" + z[9:], 1) + "\n")
 PY
 )
-"$HT" report "$T/badmembers.dg" >"$T/badmembers.out" 2>"$T/badmembers.err"
-"$HT" report --json "$T/badmembers.dg" >"$T/badmembers.json" 2>/dev/null
-check "a record's member list damaged: said, with the digest's line and the record, left out" \
-	grep -q "badmembers.dg: line 1: 1 record of the digest could not be read (the first: record $last, whose proc members are damaged; a record written against a damaged one is damaged too): left out" "$T/badmembers.err"
-check "a record's member list damaged: the rest read" grep -q '^ranks ' "$T/badmembers.out"
 # (the fixture's records: ranks 0, 1 and 3, rank 2 never started; the
 # last one left out, rank 3 is missing too)
-check "a record's member list damaged: the first verdict missing_rank, ranks 2-3" "$PY" -c "
+for bad in members:proc file:"file and base" head:"file and base"; do
+	kind=${bad%%:*} what=${bad#*:}
+	"$HT" report "$T/bad$kind.dg" >"$T/bad$kind.out" 2>"$T/bad$kind.err"
+	"$HT" report --json "$T/bad$kind.dg" >"$T/bad$kind.json" 2>/dev/null
+	check "a record's $kind damaged: said, with the digest's line and the record, left out" \
+		grep -q "bad$kind.dg: line 1: 1 record of the digest could not be read (the first: record $last, whose $what members are damaged; a record written against a damaged one is damaged too): left out" "$T/bad$kind.err"
+	check "a record's $kind damaged: the first verdict missing_rank, ranks 2-3" "$PY" -c "
 import json, sys
-v = json.load(open('$T/badmembers.json'))['verdicts'][0]
+v = json.load(open('$T/bad$kind.json'))['verdicts'][0]
 sys.exit(not (v['code'] == 'missing_rank' and v['ranks'] == [2, 3]))"
+done
 "$HT" report "$T/badstacks.dg" >"$T/badstacks.out" 2>"$T/badstacks.err"
 check "the packed stacks damaged: said, with the digest's line" \
 	grep -q 'badstacks.dg: line 1: the digest.s stacks could not be read (its member "stacks" is damaged): its dumps go without their frames' "$T/badstacks.err"

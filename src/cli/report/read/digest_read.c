@@ -1179,11 +1179,15 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 {
 	const char *p = s, *end = s + n;
 	int64_t f = -1, dist = 1;
-	if (p < end && *p == 'F' && (p++, !ht_dg_vlq_get(&p, end, &f)))
-		f = -1;
-	if (p < end && *p == 'B' && (p++, !ht_dg_vlq_get(&p, end, &dist)))
-		dist = 0;
 	size_t avail = c->nread < BASES ? c->nread : BASES;
+	/* Its file, one of the digest's, first; its base, one of the records
+	 * before it: else it is damaged (read against none, left out). */
+	bool ok = p < end && *p++ == 'F' && ht_dg_vlq_get(&p, end, &f) && f >= 0 &&
+		  (uint64_t)f < c->d->nfiles;
+	if (ok && p < end && *p == 'B')
+		ok = (p++, ht_dg_vlq_get(&p, end, &dist)) && dist >= 1 && (size_t)dist <= avail;
+	if (!ok)
+		dist = 0;
 	struct rproc *r = &c->ring[c->nread % (BASES + 1)];
 	const struct rproc *b = NULL;
 	if (dist >= 1 && (size_t)dist <= avail)
@@ -1194,8 +1198,8 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 	struct rep_proc *pr = ht_rep_alloc(c->a, sizeof(*pr));
 	pr->file = c->file = file_of(c, f);
 	c->d->dist[c->nread] = b != NULL ? (uint8_t)dist : 0;
-	bool ok = true, m = false, ph = false, ver = false;
-	const char *what = "proc";
+	bool m = false, ph = false, ver = false;
+	const char *what = ok ? "proc" : "file and base";
 	while (ok && p < end) {
 		char tag = *p++;
 		switch (tag) {
