@@ -39,7 +39,7 @@ static bool failed_end(const struct rep_proc *p, double *at)
 		*at = ht_rep_end_time(p);
 		return true;
 	}
-	if (p->signal != NULL && !kill_signal(p->signal)) {
+	if (rep_rare(p)->signal != NULL && !kill_signal(p->rare->signal)) {
 		*at = p->last_ts;	/* the chained signal is its last line */
 		return true;
 	}

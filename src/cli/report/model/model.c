@@ -29,6 +29,22 @@ const char *ht_rep_phase_name(int p)
 	return n != NULL ? n : "none";
 }
 
+const struct rep_rare ht_rep_rare_none = {
+	.nccl_id = { .result = REP_UNKNOWN, .loc = REP_NOLOC },
+	.cuda_fork_loc = REP_NOLOC,
+	.fork_cuda_loc = REP_NOLOC,
+	.degraded_loc = REP_NOLOC,
+};
+
+struct rep_rare *ht_rep_rare_w(struct rep_arena *a, struct rep_proc *p)
+{
+	if (p->rare == NULL) {
+		p->rare = ht_rep_alloc(a, sizeof(*p->rare));
+		memcpy(p->rare, &ht_rep_rare_none, sizeof(*p->rare));
+	}
+	return p->rare;
+}
+
 struct rep_proc *ht_rep_main_of(struct rep_proc *p)
 {
 	int guard = 0;
@@ -147,7 +163,7 @@ static void end_state(const struct here *h, struct rep_proc *p, double now)
 	else
 		/* A chained fatal signal (an abort on stall) ended it where it
 		 * waited: judged by that line (ended.c), as before. */
-		p->end = (gone_here(h, p) && p->signal == NULL) || vanished(p, now) ?
+		p->end = (gone_here(h, p) && rep_rare(p)->signal == NULL) || vanished(p, now) ?
 			 REP_VANISHED : REP_RUNNING;
 	if (p->ndumps == 0)
 		return;

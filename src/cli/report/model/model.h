@@ -155,7 +155,6 @@ struct rep_call {
 struct rep_dump {
 	int64_t no, n;
 	const char *reason;
-	int phase;			/* -1 unknown */
 	double ts, mono, phase_age;
 	const char *call;		/* the oldest call in flight, or NULL */
 	double call_age;
@@ -177,6 +176,7 @@ struct rep_dump {
 	const char **frames, **py;
 	uint32_t nframes, npy;
 	uint32_t unanswered;
+	int phase;			/* -1 unknown */
 	int64_t frames_of;		/* native frames taken from dump no (read/dumps.c), 0 */
 	const char *py_status;
 	/* From its dump_end (doc/trace-format.md): "cut" (the dump is not
@@ -186,8 +186,34 @@ struct rep_dump {
 
 enum rep_end_kind { REP_RUNNING, REP_EXITED, REP_SIGNALED, REP_VANISHED };
 
+/* What few processes have (a rank's NCCL id, its first collective, forks,
+ * a chained signal, degraded watching): apart from struct rep_proc, made on
+ * its first write (ht_rep_rare_w), so that a million records do not each
+ * hold it. Read through rep_rare(), which gives ht_rep_rare_none for a
+ * process that has none. */
+struct rep_rare {
+	struct {
+		const char *root, *id_hash, *error, *last_error;
+		int64_t result;		/* REP_UNKNOWN */
+		struct rep_loc loc;
+	} nccl_id;
+	struct rep_coll first_coll;
+	const char *steady_fn;
+	struct rep_loc cuda_fork_loc;	/* the first CUDA call after a fork, or hung */
+	int64_t nforks, nforks_cuda;
+	struct rep_loc fork_cuda_loc;	/* its first fork with CUDA initialised */
+	const char *degraded;		/* a warning's "degraded" (what is not watched) */
+	const char *degraded_msg;
+	struct rep_loc degraded_loc;
+	const char *signal;		/* a chained fatal signal (signal event) */
+	bool have_first_coll;
+	bool cuda_after_fork, cuda_hung;
+	bool degraded_calls;		/* its hooked calls still watched ("stalls_seen") */
+};
+
 struct rep_proc {
 	uint32_t file;
+	uint32_t lines;
 	struct rep_loc hdr;
 	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
 	int64_t pid, ppid, fork_parent;
@@ -197,12 +223,11 @@ struct rep_proc {
 	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
 	struct rep_loc id_loc;
 	double ts0, mono0, last_ts, last_mono, timeout;
-	bool cuda_inherited, truncated;
-	bool dropped;			/* a copy of a record read from another file */
-	uint32_t lines;
 	/* allow-listed environment that the rules read */
 	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
 	const char *fw_hint;		/* framework seen in cmdline or env */
+	bool cuda_inherited, truncated;
+	bool dropped;			/* a copy of a record read from another file */
 
 	int cur_phase;			/* last phase begun, -1 none */
 	uint32_t epoch;			/* phase lines so far */
@@ -222,14 +247,7 @@ struct rep_proc {
 		bool have;
 		struct rep_loc loc;
 	} device;
-	struct {
-		const char *root, *id_hash, *error, *last_error;
-		int64_t result;
-		struct rep_loc loc;
-	} nccl_id;
-	struct rep_coll first_coll;
-	bool have_first_coll;
-	const char *steady_fn;
+	struct rep_rare *rare;		/* what few processes have, or NULL: rep_rare() */
 
 	struct rep_connect *conn;
 	size_t nconn;
@@ -244,8 +262,6 @@ struct rep_proc {
 	struct rep_cuda_err *cerr;
 	size_t ncerr;
 	int64_t cuda_count;		/* cuDeviceGetCount, REP_UNKNOWN */
-	bool cuda_after_fork, cuda_hung;
-	struct rep_loc cuda_fork_loc;
 	struct rep_comm *comms;
 	size_t ncomms;
 	struct rep_coll *ring;		/* latest dump's ring, newest last */
@@ -253,25 +269,19 @@ struct rep_proc {
 	int64_t colls_total;
 	struct rep_call *calls;
 	size_t ncalls;
-	int64_t nforks, nforks_cuda;
-	struct rep_loc fork_cuda_loc;
 	const char **warns;		/* warning events' msg */
 	size_t nwarns;
-	bool slow;			/* looked at past its deadline, found working (not declared) */
-	const char *degraded;		/* a warning's "degraded" (what is not watched) */
-	const char *degraded_msg;
-	bool degraded_calls;		/* its hooked calls still watched ("stalls_seen") */
-	struct rep_loc degraded_loc;
 	struct rep_dump *dumps;
 	size_t ndumps;			/* the newest REP_MAX_DUMPS are kept */
-	uint32_t last_call_end_stalled;	/* line of the latest call end stalled=true */
-	bool have_exit, exit_after_dump;
 	int64_t exit_status;		/* REP_UNKNOWN with a signal */
 	const char *exit_signal;
 	double exit_ts;
-	uint32_t exit_line;
 	struct rep_loc exit_loc;
-	const char *signal;		/* a chained fatal signal (signal event) */
+	uint32_t exit_line;
+	uint32_t last_call_end_stalled;	/* line of the latest call end stalled=true */
+	/* (the flags together: a million records hold no padding) */
+	bool slow;			/* looked at past its deadline, found working (not declared) */
+	bool have_exit, exit_after_dump;
 	struct rep_checkfacts *chk;	/* check and ib lines (read/checkfacts.h), or NULL */
 
 	/* ---- the model (model.c) ---- */
@@ -290,10 +300,11 @@ struct rep_proc {
 	int work;			/* -1 unknown, 0 blocked, 1 working */
 	bool progressed;		/* its stack or I/O moved during the stall */
 	bool why_later;			/* work_why made when asked for */
+	bool blamed;
+	bool worker;			/* a DataLoader worker of its main (workers.c) */
 	const char *work_why;		/* why, in words: ht_rep_work_why */
 	struct rep_group *group;	/* its stack group, if stalled */
 	struct rep_dump *last_dump;
-	bool blamed;
 	struct rep_vec rel;		/* for a main: its wrappers and children */
 
 	/* ---- who waits for whom (graph.c) ---- */
@@ -302,19 +313,28 @@ struct rep_proc {
 	bool at_wait;			/* at a wait point for other ranks */
 	bool killed;			/* ended in the job's kill (job->ended == killed) */
 	bool open_stall;		/* its latest stall was still open when it ended */
+	bool root;			/* at the end of a chain of waits: a cause */
+	bool awaited;			/* another rank waits for it */
 	const int64_t *waits_for;	/* ranks it waits for (arrays shared by ranks) */
 	size_t nwaits_for;
 	const char *waits_on;		/* or an endpoint, a worker, a file it waits for */
-	bool root;			/* at the end of a chain of waits: a cause */
-	bool awaited;			/* another rank waits for it */
 	const char *store_at;		/* the endpoint others wait for it to open */
 	double last_ev_ts;		/* its newest line but exit (wall) */
 
 	/* ---- DataLoader workers, build locks (workers.c) ---- */
 	struct rep_workers *workers;	/* a main's DataLoader workers, or NULL */
-	bool worker;			/* a DataLoader worker of its main */
 	struct rep_buildlock *blk;	/* its latest build_lock line, or NULL */
 };
+
+/* What a process without a struct rep_rare has: no NCCL id (its result
+ * REP_UNKNOWN), no location, nothing else. */
+extern const struct rep_rare ht_rep_rare_none;
+static inline const struct rep_rare *rep_rare(const struct rep_proc *p)
+{
+	return p->rare != NULL ? p->rare : &ht_rep_rare_none;
+}
+/* p's, to write: made in a (a copy of ht_rep_rare_none) the first time. */
+struct rep_rare *ht_rep_rare_w(struct rep_arena *a, struct rep_proc *p);
 
 #define REP_MAX_DUMPS 16
 #define REP_MAX_WORLD (1 << 22)	/* larger world sizes are taken as damage */

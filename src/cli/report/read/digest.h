@@ -52,6 +52,10 @@ struct rep_fd {
 			      struct rep_loc: FT_LOC)
 #define FD(S, f) { #f, REP_FT_OF(((struct S *)0)->f), offsetof(struct S, f) }
 #define FD_N(t) (sizeof(t) / sizeof((t)[0]))
+/* A member of a process's struct rep_rare (model.h), in the process's
+ * table: its offset there, marked. ht_dg_at finds it. */
+#define FD_RARE ((size_t)1 << 30)
+#define FDR(f) { #f, REP_FT_OF(((struct rep_rare *)0)->f), FD_RARE | offsetof(struct rep_rare, f) }
 
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
@@ -74,23 +78,23 @@ static const struct rep_fd rep_dg_proc[] = {
 	FD(rep_proc, device.uuid), FD(rep_proc, device.pci), FD(rep_proc, device.visible),
 	FD(rep_proc, device.via), FD(rep_proc, device.ordinal), FD(rep_proc, device.count),
 	FD(rep_proc, device.local_rank), FD(rep_proc, device.have), FD(rep_proc, device.loc),
-	FD(rep_proc, nccl_id.root), FD(rep_proc, nccl_id.id_hash), FD(rep_proc, nccl_id.error),
-	FD(rep_proc, nccl_id.last_error), FD(rep_proc, nccl_id.result), FD(rep_proc, nccl_id.loc),
-	FD(rep_proc, first_coll.comm), FD(rep_proc, first_coll.op), FD(rep_proc, first_coll.dtype),
-	FD(rep_proc, first_coll.redop), FD(rep_proc, first_coll.seq), FD(rep_proc, first_coll.count),
-	FD(rep_proc, first_coll.peer), FD(rep_proc, have_first_coll), FD(rep_proc, steady_fn),
+	FDR(nccl_id.root), FDR(nccl_id.id_hash), FDR(nccl_id.error),
+	FDR(nccl_id.last_error), FDR(nccl_id.result), FDR(nccl_id.loc),
+	FDR(first_coll.comm), FDR(first_coll.op), FDR(first_coll.dtype),
+	FDR(first_coll.redop), FDR(first_coll.seq), FDR(first_coll.count),
+	FDR(first_coll.peer), FDR(have_first_coll), FDR(steady_fn),
 	FD(rep_proc, hf.have), FD(rep_proc, hf.ifaces), FD(rep_proc, hf.nccl_ifname),
 	FD(rep_proc, hf.gloo_ifname), FD(rep_proc, hf.nccl_match), FD(rep_proc, hf.gloo_match),
 	FD(rep_proc, hf.shm_total), FD(rep_proc, hf.shm_free), FD(rep_proc, hf.cpus),
 	FD(rep_proc, hf.loc),
-	FD(rep_proc, cuda_count), FD(rep_proc, cuda_after_fork), FD(rep_proc, cuda_hung),
-	FD(rep_proc, cuda_fork_loc), FD(rep_proc, colls_total), FD(rep_proc, nforks),
-	FD(rep_proc, nforks_cuda), FD(rep_proc, fork_cuda_loc), FD(rep_proc, degraded),
-	FD(rep_proc, degraded_msg), FD(rep_proc, degraded_calls), FD(rep_proc, degraded_loc),
+	FD(rep_proc, cuda_count), FDR(cuda_after_fork), FDR(cuda_hung),
+	FDR(cuda_fork_loc), FD(rep_proc, colls_total), FDR(nforks),
+	FDR(nforks_cuda), FDR(fork_cuda_loc), FDR(degraded),
+	FDR(degraded_msg), FDR(degraded_calls), FDR(degraded_loc),
 	FD(rep_proc, last_call_end_stalled), FD(rep_proc, have_exit),
 	FD(rep_proc, exit_after_dump), FD(rep_proc, exit_status), FD(rep_proc, exit_signal),
 	FD(rep_proc, exit_ts), FD(rep_proc, exit_line), FD(rep_proc, exit_loc),
-	FD(rep_proc, signal), FD(rep_proc, last_ev_ts),
+	FDR(signal), FD(rep_proc, last_ev_ts),
 };
 
 /* (end last: digest_write.c keeps its line for cuda_init only) */
@@ -310,6 +314,15 @@ void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, siz
 		      json_int_t *fr, json_int_t *py);
 /* The offsets of table t's locations (FT_LOC members), *n of them. */
 const size_t *ht_dg_locs(int t, size_t *n);
+/* Where the member at off (a struct rep_fd's) of record rec of table t is:
+ * a process's rare member in its struct rep_rare (ht_rep_rare_none when it
+ * has none, so only to read). */
+static inline const void *ht_dg_at(const void *rec, int t, size_t off)
+{
+	if (t == DG_PROC && (off & FD_RARE))
+		return (const char *)rep_rare(rec) + (off & ~FD_RARE);
+	return (const char *)rec + off;
+}
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most
  * significant first, no leading 0) of the bits of the members given,
  * member i bit i, their values after the colon in the members' order,

@@ -335,7 +335,9 @@ static void remap_locs(void *base, int t, const uint32_t *to, uint32_t nf)
 	size_t n;
 	const size_t *off = ht_dg_locs(t, &n);
 	for (size_t i = 0; base != NULL && i < n; i++) {
-		struct rep_loc *l = (struct rep_loc *)((char *)base + off[i]);
+		if (t == DG_PROC && (off[i] & FD_RARE) && ((struct rep_proc *)base)->rare == NULL)
+			continue;	/* (none: ht_rep_rare_none's) */
+		struct rep_loc *l = (struct rep_loc *)ht_dg_at(base, t, off[i]);
 		if (l->file < nf)
 			l->file = to[l->file];
 	}
@@ -749,8 +751,15 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	bool ok;
 	struct rep_dval *v = read_delta(c, t, pp, end, b, &ok);
 	const struct rep_fd *fd = rep_dg_tabs[t].fd;
+	/* A process's rare members: kept when one is not ht_rep_rare_none's */
+	struct rep_rare r;
+	if (t == DG_PROC)
+		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-		set_field(c, (char *)base + fd[i].off, fd[i].type, &v[i]);
+		set_field(c, fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
+			  (char *)base + fd[i].off, fd[i].type, &v[i]);
+	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, sizeof(r)) != 0)
+		memcpy(ht_rep_rare_w(c->a, base), &r, sizeof(r));
 	if (keep != NULL)
 		*keep = v;
 	return ok;

@@ -161,7 +161,6 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	p->cuda_init.result = p->cuda_init.driver_version = p->cuda_init.runtime_version = REP_UNKNOWN;
 	p->cuda_init.stub = -1;
 	p->device.ordinal = p->device.count = p->device.local_rank = REP_UNKNOWN;
-	p->nccl_id.result = REP_UNKNOWN;
 	p->cuda_count = REP_UNKNOWN;
 	p->exit_status = REP_UNKNOWN;
 	for (int i = 0; i < REP_VER_COUNT; i++)
@@ -213,6 +212,7 @@ static void phase_details(struct rep_rctx *c, struct rep_proc *p, int ph, json_t
 			  const struct rep_loc *loc)
 {
 	struct rep_arena *a = &c->a;
+	const char *s;
 
 	switch (ph) {
 	case HT_PHASE_CUDA_INIT:
@@ -240,22 +240,26 @@ static void phase_details(struct rep_rctx *c, struct rep_proc *p, int ph, json_t
 			p->device.loc = *loc;
 		}
 		break;
-	case HT_PHASE_NCCL_ID:
-		ht_rep__set_str(a, o, "root", &p->nccl_id.root);
-		ht_rep__set_str(a, o, "id_hash", &p->nccl_id.id_hash);
-		ht_rep__set_str(a, o, "error", &p->nccl_id.error);
-		ht_rep__set_str(a, o, "last_error", &p->nccl_id.last_error);
-		ht_rep__set_int(o, "result", &p->nccl_id.result);
-		p->nccl_id.loc = *loc;
+	case HT_PHASE_NCCL_ID: {
+		struct rep_rare *r = ht_rep_rare_w(a, p);
+		ht_rep__set_str(a, o, "root", &r->nccl_id.root);
+		ht_rep__set_str(a, o, "id_hash", &r->nccl_id.id_hash);
+		ht_rep__set_str(a, o, "error", &r->nccl_id.error);
+		ht_rep__set_str(a, o, "last_error", &r->nccl_id.last_error);
+		ht_rep__set_int(o, "result", &r->nccl_id.result);
+		r->nccl_id.loc = *loc;
 		break;
+	}
 	case HT_PHASE_FIRST_COLLECTIVE:
-		if (!p->have_first_coll) {
-			ht_rep__coll_fields(a, o, &p->first_coll);
-			p->have_first_coll = p->first_coll.op != NULL;
+		if (!rep_rare(p)->have_first_coll) {
+			struct rep_rare *r = ht_rep_rare_w(a, p);
+			ht_rep__coll_fields(a, o, &r->first_coll);
+			r->have_first_coll = r->first_coll.op != NULL;
 		}
 		break;
 	case HT_PHASE_STEADY:
-		ht_rep__set_str(a, o, "fn", &p->steady_fn);
+		if ((s = ht_rep__str(a, o, "fn")) != NULL)
+			ht_rep_rare_w(a, p)->steady_fn = s;
 		break;
 	default:
 		break;
@@ -512,32 +516,36 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 	case HT_EV_NCCL:
 		ht_rep__on_nccl(c, p, o, loc, ts, mono);
 		break;
-	case HT_EV_FORK:
-		p->nforks++;
+	case HT_EV_FORK: {
+		struct rep_rare *r = ht_rep_rare_w(&c->a, p);
+		r->nforks++;
 		if (ht_rep__bool(o, "cuda_initialized") == 1) {
-			if (p->nforks_cuda++ == 0)
-				p->fork_cuda_loc = *loc;
+			if (r->nforks_cuda++ == 0)
+				r->fork_cuda_loc = *loc;
 		}
 		break;
+	}
 	case HT_EV_EXEC:
 		on_exec(p);
 		break;
 	case HT_EV_SIGNAL:
-		p->signal = ht_rep__str(&c->a, o, "signal");
+		ht_rep_rare_w(&c->a, p)->signal = ht_rep__str(&c->a, o, "signal");
 		break;
 	case HT_EV_STALL:
 		on_stall(c, p, o, loc, ts, mono);
 		break;
 	case HT_EV_WARNING:
-		if (p->degraded != NULL && json_is_string(json_object_get(o, "recovered")) &&
-		    strcmp(json_string_value(json_object_get(o, "recovered")), p->degraded) == 0)
-			p->degraded = NULL;	/* watched after all */
-		else if (p->degraded == NULL && json_is_string(json_object_get(o, "degraded"))) {
-			p->degraded = ht_rep__str(&c->a, o, "degraded");
-			p->degraded_msg = ht_rep__str(&c->a, o, "msg");
+		if (rep_rare(p)->degraded != NULL && json_is_string(json_object_get(o, "recovered")) &&
+		    strcmp(json_string_value(json_object_get(o, "recovered")), p->rare->degraded) == 0)
+			p->rare->degraded = NULL;	/* watched after all */
+		else if (rep_rare(p)->degraded == NULL &&
+			 json_is_string(json_object_get(o, "degraded"))) {
+			struct rep_rare *r = ht_rep_rare_w(&c->a, p);
+			r->degraded = ht_rep__str(&c->a, o, "degraded");
+			r->degraded_msg = ht_rep__str(&c->a, o, "msg");
 			const char *seen = ht_rep__str(&c->a, o, "stalls_seen");
-			p->degraded_calls = seen != NULL && strcmp(seen, "hooked_calls") == 0;
-			p->degraded_loc = *loc;
+			r->degraded_calls = seen != NULL && strcmp(seen, "hooked_calls") == 0;
+			r->degraded_loc = *loc;
 		}
 		if (p->nwarns < MAX_WARNS) {
 			const char *m = ht_rep__str(&c->a, o, "msg");

@@ -207,12 +207,13 @@ void ht_rep__on_cuda(struct rep_rctx *c, struct rep_proc *p, json_t *o, const st
 	if (count != REP_UNKNOWN && (result == REP_UNKNOWN || result == 0))
 		p->cuda_count = count;
 	if (after_fork || hung) {
-		if (!p->cuda_after_fork && !p->cuda_hung)
-			p->cuda_fork_loc = *loc;
-		if (hung && !p->cuda_hung)
-			p->cuda_fork_loc = *loc;
-		p->cuda_after_fork |= after_fork;
-		p->cuda_hung |= hung;
+		struct rep_rare *r = ht_rep_rare_w(&c->a, p);
+		if (!r->cuda_after_fork && !r->cuda_hung)
+			r->cuda_fork_loc = *loc;
+		if (hung && !r->cuda_hung)
+			r->cuda_fork_loc = *loc;
+		r->cuda_after_fork |= after_fork;
+		r->cuda_hung |= hung;
 	}
 	if ((result == REP_UNKNOWN || result == 0) && !hung)
 		return;

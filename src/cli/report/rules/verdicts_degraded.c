@@ -18,17 +18,18 @@ void ht_rep_rules_degraded(struct rep_job *job)
 
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		if (p->degraded == NULL)
+		const struct rep_rare *r = rep_rare(p);
+		if (r->degraded == NULL)
 			continue;
 		if (v == NULL)
 			v = ht_rep_verdict_new(job, HT_VERDICT_TRACING_DEGRADED, REP_WARNING);
 		ht_rep_blame(job, v, p);
-		calls = calls && p->degraded_calls;
+		calls = calls && r->degraded_calls;
 		if (n++ < 3)
-			ht_rep_verdict_evidence(job, v, &p->degraded_loc, NULL);
+			ht_rep_verdict_evidence(job, v, &r->degraded_loc, NULL);
 		if (what == NULL) {
-			what = p->degraded;
-			msg = p->degraded_msg;
+			what = r->degraded;
+			msg = r->degraded_msg;
 		}
 	}
 	if (v == NULL)

@@ -176,8 +176,8 @@ static void fork_after_init(struct rep_job *job)
 		struct rep_proc *p = job->procs.v[i];
 		if (!p->cuda_inherited || p->nexec > 0)
 			continue;
-		bool touched = p->cuda_after_fork || p->ncerr > 0 || p->ph[HT_PHASE_CUDA_INIT].begun;
-		bool hung = p->cuda_hung || p->stalled || p->end == REP_VANISHED;
+		bool touched = rep_rare(p)->cuda_after_fork || p->ncerr > 0 || p->ph[HT_PHASE_CUDA_INIT].begun;
+		bool hung = rep_rare(p)->cuda_hung || p->stalled || p->end == REP_VANISHED;
 		if (!touched && !hung)
 			continue;
 		if (v == NULL) {
@@ -187,12 +187,12 @@ static void fork_after_init(struct rep_job *job)
 		err |= hung || p->ncerr > 0 || rep_hurt(ht_rep_main_of(p));
 		ht_rep_blame(job, v, p);
 		if (v->nevidence < 4) {
-			if (p->parent != NULL && rep_has_loc(&p->parent->fork_cuda_loc))
-				ht_rep_verdict_evidence(job, v, &p->parent->fork_cuda_loc, NULL);
+			if (p->parent != NULL && rep_has_loc(&rep_rare(p->parent)->fork_cuda_loc))
+				ht_rep_verdict_evidence(job, v, &p->parent->rare->fork_cuda_loc, NULL);
 			ht_rep_verdict_evidence(job, v, &p->hdr, (const char *const[]){ "pid", "ppid",
 						"rank", "fork_parent", "cuda_inherited", NULL });
-			if (rep_has_loc(&p->cuda_fork_loc))
-				ht_rep_verdict_evidence(job, v, &p->cuda_fork_loc, NULL);
+			if (rep_has_loc(&rep_rare(p)->cuda_fork_loc))
+				ht_rep_verdict_evidence(job, v, &p->rare->cuda_fork_loc, NULL);
 			else if (p->ncerr > 0)
 				ht_rep_verdict_evidence(job, v, &p->cerr[0].loc, NULL);
 		}
@@ -210,7 +210,7 @@ static void fork_after_init(struct rep_job *job)
 		}
 	}
 	v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
-	const char *did = first->cuda_hung || first->stalled ? "hangs in CUDA" :
+	const char *did = rep_rare(first)->cuda_hung || first->stalled ? "hangs in CUDA" :
 			  first->end == REP_VANISHED ? "vanished" :
 			  first->ncerr > 0 ? ht_rep_printf(&job->a, "got %s from %s",
 							  first->cerr[0].error != NULL ?

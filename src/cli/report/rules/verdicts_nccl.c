@@ -338,8 +338,8 @@ static void init_errors(struct rep_job *job)
 		}
 		if (p->ph[HT_PHASE_NCCL_ID].errored)
 			*(struct nerr *)ht_rep_list_push(&l) = (struct nerr){
-				p, NULL, p->nccl_id.last_error != NULL ? p->nccl_id.last_error :
-				p->nccl_id.error != NULL ? p->nccl_id.error : "no message" };
+				p, NULL, rep_rare(p)->nccl_id.last_error != NULL ? rep_rare(p)->nccl_id.last_error :
+				rep_rare(p)->nccl_id.error != NULL ? rep_rare(p)->nccl_id.error : "no message" };
 	}
 	ht_rep_list_sort(&l, cmp_nerr);
 	struct nerr *e = l.v;
@@ -349,7 +349,7 @@ static void init_errors(struct rep_job *job)
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_NCCL_INIT_ERROR, REP_ERROR);
 		for (size_t k = i; k < j; k++) {
 			ht_rep_blame(job, v, e[k].p);
-			const struct rep_loc *l = e[k].c != NULL ? &e[k].c->end : &e[k].p->nccl_id.loc;
+			const struct rep_loc *l = e[k].c != NULL ? &e[k].c->end : &rep_rare(e[k].p)->nccl_id.loc;
 			if (k < i + 3)
 				ht_rep_verdict_evidence(job, v, l, NULL);
 			double t = e[k].c != NULL ? e[k].c->ts : e[k].p->ph[HT_PHASE_NCCL_ID].ts;
@@ -359,8 +359,8 @@ static void init_errors(struct rep_job *job)
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
 		const struct rep_comm *c = e[i].c;
 		const char *fn = c != NULL ? (c->fn != NULL ? c->fn : "NCCL init") : "ncclGetUniqueId";
-		const char *err = c != NULL ? c->error : e[i].p->nccl_id.error;
-		int64_t result = c != NULL ? c->result : e[i].p->nccl_id.result;
+		const char *err = c != NULL ? c->error : rep_rare(e[i].p)->nccl_id.error;
+		int64_t result = c != NULL ? c->result : rep_rare(e[i].p)->nccl_id.result;
 		v->summary = ht_rep_printf(&job->a, "%s failed on %s: %s%s%s\"%s\"", fn,
 					   v->nranks > 0 ? ht_rep_ranks_phrase(job, v->ranks, v->nranks) :
 					   ht_rep_who(job, e[i].p), err != NULL ? err : "",
@@ -471,15 +471,15 @@ static void collectives(struct rep_job *job, struct member *m, size_t nm)
 			add_entry(&e, &n, &cap, (struct centry){ p->ring[r].seq, i, &p->ring[r] });
 			if (p->ring[r].seq > last[i])
 				last[i] = p->ring[r].seq;
-			first_in_ring |= p->ring[r].seq == p->first_coll.seq;
+			first_in_ring |= p->ring[r].seq == rep_rare(p)->first_coll.seq;
 		}
 		/* The first collective from its phase line, unless the ring has it. */
-		if (p->have_first_coll && p->first_coll.seq != REP_UNKNOWN && !first_in_ring) {
-			const struct rep_comm *c = comm_by_ptr(p, p->first_coll.comm);
+		if (rep_rare(p)->have_first_coll && p->rare->first_coll.seq != REP_UNKNOWN && !first_in_ring) {
+			const struct rep_comm *c = comm_by_ptr(p, p->rare->first_coll.comm);
 			if (c != NULL && strcmp(c->key, key) == 0) {
-				add_entry(&e, &n, &cap, (struct centry){ p->first_coll.seq, i, &p->first_coll });
-				if (last[i] == REP_UNKNOWN || p->first_coll.seq > last[i])
-					last[i] = p->first_coll.seq;
+				add_entry(&e, &n, &cap, (struct centry){ p->rare->first_coll.seq, i, &p->rare->first_coll });
+				if (last[i] == REP_UNKNOWN || p->rare->first_coll.seq > last[i])
+					last[i] = p->rare->first_coll.seq;
 			}
 		}
 	}
