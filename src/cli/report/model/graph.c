@@ -134,7 +134,7 @@ static enum wait_class classify(const struct rep_proc *p)
 		return W_PEERS;
 	/* By phase: only while the phase is still open (a rendezvous that
 	 * ended is no wait at the store). */
-	if (p->cur_phase < 0 || p->ph[p->cur_phase].ended)
+	if (p->cur_phase < 0 || rep_ph(p, p->cur_phase)->ended)
 		return W_NONE;
 	switch (p->cur_phase) {
 	case HT_PHASE_RENDEZVOUS:

@@ -29,6 +29,20 @@ const char *ht_rep_phase_name(int p)
 	return n != NULL ? n : "none";
 }
 
+const struct rep_phase ht_rep_phase_none;
+
+struct rep_phase *ht_rep_ph_w(struct rep_arena *a, struct rep_proc *p, int i)
+{
+	if (!p->ph_dense) {
+		struct rep_phase *all = ht_rep_alloc(a, HT_PHASE_COUNT * sizeof(*all));
+		for (int k = 0; k < HT_PHASE_COUNT; k++)
+			all[k] = *rep_ph(p, k);
+		p->ph = all;
+		p->ph_dense = true;
+	}
+	return &p->ph[i];
+}
+
 const struct rep_rare ht_rep_rare_none = {
 	.nccl_id = { .result = REP_UNKNOWN, .loc = REP_NOLOC },
 	.cuda_fork_loc = REP_NOLOC,
@@ -55,7 +69,7 @@ struct rep_proc *ht_rep_main_of(struct rep_proc *p)
 
 bool ht_rep_steady(const struct rep_proc *p)
 {
-	return p->ph[HT_PHASE_STEADY].begun;
+	return rep_ph(p, HT_PHASE_STEADY)->begun;
 }
 
 const char *ht_rep_who(struct rep_job *job, const struct rep_proc *p)
@@ -77,7 +91,7 @@ static bool gpu_active(const struct rep_proc *p)
 	if (p->relevant != NULL && (strcmp(p->relevant, "cuda") == 0 || strcmp(p->relevant, "nccl") == 0))
 		return true;
 	for (int i = HT_PHASE_CUDA_INIT; i < HT_PHASE_COUNT; i++)
-		if (p->ph[i].begun)
+		if (rep_ph(p, i)->begun)
 			return true;
 	return p->ncomms > 0 || p->ver[REP_VER_DRIVER].value != REP_UNKNOWN ||
 	       p->ver[REP_VER_NCCL].value != REP_UNKNOWN || p->ncerr > 0;
@@ -94,10 +108,11 @@ static double last_transition(const struct rep_proc *p)
 {
 	double t = p->ts0;
 	for (int i = 0; i < HT_PHASE_COUNT; i++) {
-		if (p->ph[i].begun && p->ph[i].ts > t)
-			t = p->ph[i].ts;
-		if ((p->ph[i].ended || p->ph[i].errored) && p->ph[i].end_ts > t)
-			t = p->ph[i].end_ts;
+		const struct rep_phase *r = rep_ph(p, i);
+		if (r->begun && r->ts > t)
+			t = r->ts;
+		if ((r->ended || r->errored) && r->end_ts > t)
+			t = r->end_ts;
 	}
 	return t;
 }

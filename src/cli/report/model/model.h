@@ -232,7 +232,12 @@ struct rep_proc {
 	int cur_phase;			/* last phase begun, -1 none */
 	uint32_t epoch;			/* phase lines so far */
 	uint32_t nexec;
-	struct rep_phase ph[HT_PHASE_COUNT];
+	/* Its phases, read by rep_ph(): the trace reader's all HT_PHASE_COUNT
+	 * (ph_dense, written by ht_rep_ph_w); the digest reader's only those
+	 * begun, ended or errored, in phase order, bit i of ph_has set for
+	 * phase i (a million ranks begin 5 of the 8, their agents 2).
+	 * (ph_has and ph_dense are with the flags below.) */
+	struct rep_phase *ph;
 
 	/* phase details */
 	struct {
@@ -282,6 +287,8 @@ struct rep_proc {
 	/* (the flags together: a million records hold no padding) */
 	bool slow;			/* looked at past its deadline, found working (not declared) */
 	bool have_exit, exit_after_dump;
+	uint8_t ph_has;
+	bool ph_dense;
 	struct rep_checkfacts *chk;	/* check and ib lines (read/checkfacts.h), or NULL */
 
 	/* ---- the model (model.c) ---- */
@@ -325,6 +332,24 @@ struct rep_proc {
 	struct rep_workers *workers;	/* a main's DataLoader workers, or NULL */
 	struct rep_buildlock *blk;	/* its latest build_lock line, or NULL */
 };
+
+/* Phase i of p (HT_PHASE_*): ht_rep_phase_none, all zero, when it has
+ * none of it (i out of range included). */
+extern const struct rep_phase ht_rep_phase_none;
+_Static_assert(HT_PHASE_COUNT <= 8, "ph_has holds a bit for each phase");
+static inline const struct rep_phase *rep_ph(const struct rep_proc *p, int i)
+{
+	if ((unsigned)i >= HT_PHASE_COUNT)
+		return &ht_rep_phase_none;
+	if (p->ph_dense)
+		return &p->ph[i];
+	unsigned bit = 1u << i;
+	return p->ph_has & bit ? &p->ph[__builtin_popcount(p->ph_has & (bit - 1))] :
+				 &ht_rep_phase_none;
+}
+/* Phase i of p, to write (0 <= i < HT_PHASE_COUNT): p's phases made dense
+ * in a the first time (the trace reader's). */
+struct rep_phase *ht_rep_ph_w(struct rep_arena *a, struct rep_proc *p, int i);
 
 /* What a process without a struct rep_rare has: no NCCL id (its result
  * REP_UNKNOWN), no location, nothing else. */

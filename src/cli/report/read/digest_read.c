@@ -355,7 +355,8 @@ static void remap_proc(struct rep_proc *p, const uint32_t *to, uint32_t nf)
 	if (p->file < nf)
 		p->file = to[p->file];
 	remap_locs(p, DG_PROC, to, nf);
-	remap_all(p->ph, HT_PHASE_COUNT, sizeof(*p->ph), DG_PHASE, to, nf);
+	remap_all(p->ph, p->ph_dense ? HT_PHASE_COUNT : (size_t)__builtin_popcount(p->ph_has),
+		  sizeof(*p->ph), DG_PHASE, to, nf);
 	remap_all(p->ver, REP_VER_COUNT, sizeof(*p->ver), DG_VERSION, to, nf);
 	remap_all(p->conn, p->nconn, sizeof(*p->conn), DG_CONNECT, to, nf);
 	remap_all(p->listen, p->nlisten, sizeof(*p->listen), DG_LISTEN, to, nf);
@@ -1128,6 +1129,30 @@ static bool get_lists(struct dctx *c, const char **pp, const char *end, void *re
 	return ok;
 }
 
+/* A record's phases (at *pp, as get_lists; pp NULL: its base's) into p:
+ * only those begun, ended or errored are kept (rep_ph, model.h). */
+static bool get_phases(struct dctx *c, const char **pp, const char *end, struct rep_proc *p,
+		       struct rep_dval *const *b, struct rep_dval **keep)
+{
+	struct rep_phase all[HT_PHASE_COUNT];
+	memset(all, 0, sizeof(all));
+	bool ok = get_lists(c, pp, end, all, sizeof(*all), HT_PHASE_COUNT, DG_PHASE, b, keep);
+	unsigned has = 0;
+	int n = 0;
+	for (int i = 0; i < HT_PHASE_COUNT; i++)
+		if (all[i].begun || all[i].ended || all[i].errored) {
+			has |= 1u << i;
+			n++;
+		}
+	p->ph_has = (uint8_t)has;
+	p->ph_dense = false;
+	p->ph = n > 0 ? ht_rep_alloc(c->a, (size_t)n * sizeof(*p->ph)) : NULL;
+	for (int i = 0, k = 0; i < HT_PHASE_COUNT; i++)
+		if (has & 1u << i)
+			p->ph[k++] = all[i];
+	return ok;
+}
+
 /* A record's section that holds a JSON value (its string token's text):
  * parsed, NULL when it cannot be. */
 static json_t *json_section(const char **p, const char *end)
@@ -1217,8 +1242,7 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 			m = true;
 			break;
 		case 'P':
-			ok = get_lists(c, &p, end, pr->ph, sizeof(*pr->ph), HT_PHASE_COUNT, DG_PHASE,
-				       b != NULL ? b->ph : NULL, r->ph);
+			ok = get_phases(c, &p, end, pr, b != NULL ? b->ph : NULL, r->ph);
 			ph = true;
 			break;
 		case 'V':
@@ -1273,8 +1297,7 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 	if (!m)
 		get_fields(c, NULL, end, pr, DG_PROC, b != NULL ? b->proc : NULL, &r->proc);
 	if (!ph)
-		get_lists(c, NULL, end, pr->ph, sizeof(*pr->ph), HT_PHASE_COUNT, DG_PHASE,
-			  b != NULL ? b->ph : NULL, r->ph);
+		get_phases(c, NULL, end, pr, b != NULL ? b->ph : NULL, r->ph);
 	if (!ver)
 		get_lists(c, NULL, end, pr->ver, sizeof(*pr->ver), REP_VER_COUNT, DG_VERSION,
 			  b != NULL ? b->ver : NULL, r->ver);

@@ -677,9 +677,9 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 		struct rep_dval *vals = ht_dg_slab_alloc(&r->a, n * sizeof(*vals));
 		/* Quoted: the begin of the current phase, the end of cuda_init. */
 		w->unquoted = i != p->cur_phase;
-		dvals(w, vals, &p->ph[i], DG_PHASE, 0, n - 1);
+		dvals(w, vals, rep_ph(p, i), DG_PHASE, 0, n - 1);
 		w->unquoted = i != HT_PHASE_CUDA_INIT;
-		dvals(w, vals, &p->ph[i], DG_PHASE, n - 1, n);
+		dvals(w, vals, rep_ph(p, i), DG_PHASE, n - 1, n);
 		w->unquoted = false;
 		r->ph[i] = vals;
 		delta_put(&o, DG_PHASE, vals, b != NULL ? b->ph[i] : NULL);

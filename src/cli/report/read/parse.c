@@ -312,7 +312,7 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		ht_rep__warn(c, loc->line, "phase line without a known phase and state, ignored");
 		return;
 	}
-	struct rep_phase *r = &p->ph[ph];
+	struct rep_phase *r = ht_rep_ph_w(&c->a, p, ph);
 	p->epoch++;
 	if (strcmp(state, "begin") == 0) {
 		if (!r->begun) {
@@ -453,7 +453,8 @@ static void on_exec(struct rep_proc *p)
 {
 	/* The new image starts again in launch (doc: phase). */
 	p->nexec++;
-	memset(p->ph, 0, sizeof(p->ph));
+	if (p->ph_dense)
+		memset(p->ph, 0, HT_PHASE_COUNT * sizeof(*p->ph));
 	p->cur_phase = -1;
 	p->epoch++;
 }

@@ -72,20 +72,21 @@ static void phases(struct rep_job *job, struct ctx *c, const struct rep_proc *p,
 	int order[HT_PHASE_COUNT];
 	int n = 0;
 	for (int i = 0; i < HT_PHASE_COUNT; i++)
-		if (p->ph[i].begun)
+		if (rep_ph(p, i)->begun)
 			order[n++] = i;
 	/* By begin time (phases need not begin in their nominal order). */
 	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 && p->ph[order[k]].mono < p->ph[order[k - 1]].mono; k--) {
+		for (int k = i; k > 0 && rep_ph(p, order[k])->mono < rep_ph(p, order[k - 1])->mono; k--) {
 			int t = order[k];
 			order[k] = order[k - 1];
 			order[k - 1] = t;
 		}
 	double stop = end_of(job, p);
 	for (int i = 0; i < n; i++) {
-		const struct rep_phase *r = &p->ph[order[i]];
+		const struct rep_phase *r = rep_ph(p, order[i]);
 		double b = at(job, p, r->mono, r->ts);
-		double e = i + 1 < n ? at(job, p, p->ph[order[i + 1]].mono, p->ph[order[i + 1]].ts) : stop;
+		const struct rep_phase *nx = i + 1 < n ? rep_ph(p, order[i + 1]) : NULL;
+		double e = nx != NULL ? at(job, p, nx->mono, nx->ts) : stop;
 		bool stalled = p->stalled && order[i] == p->cur_phase;
 		const char *name = ht_phase_name(order[i]);
 		json_t *args = json_pack("{s:b,s:b,s:b}", "ended", r->ended, "error", r->errored,

@@ -79,10 +79,10 @@ static void phase_order(const struct rep_proc *p, int *order, int *n)
 {
 	*n = 0;
 	for (int i = 0; i < HT_PHASE_COUNT; i++)
-		if (p->ph[i].begun)
+		if (rep_ph(p, i)->begun)
 			order[(*n)++] = i;
 	for (int i = 1; i < *n; i++)
-		for (int k = i; k > 0 && p->ph[order[k]].mono < p->ph[order[k - 1]].mono; k--) {
+		for (int k = i; k > 0 && rep_ph(p, order[k])->mono < rep_ph(p, order[k - 1])->mono; k--) {
 			int t = order[k];
 			order[k] = order[k - 1];
 			order[k - 1] = t;
@@ -140,8 +140,9 @@ static char *signature(struct rep_job *job, const struct rep_proc *p, double q)
 	phase_order(p, order, &n);
 	double stop = ht_rep_end_secs(job, p);
 	for (int i = 0; i < n; i++) {
-		const struct rep_phase *r = &p->ph[order[i]];
-		double e = i + 1 < n ? ht_rep_job_secs(job, p, p->ph[order[i + 1]].mono, p->ph[order[i + 1]].ts) : stop;
+		const struct rep_phase *r = rep_ph(p, order[i]);
+		const struct rep_phase *nx = i + 1 < n ? rep_ph(p, order[i + 1]) : NULL;
+		double e = nx != NULL ? ht_rep_job_secs(job, p, nx->mono, nx->ts) : stop;
 		ht_rep_buf_printf(&b, "p%d:%.0f:%.0f:%d%d%d;", order[i], ht_rep_job_secs(job, p, r->mono, r->ts) / q,
 				  e / q, p->stalled && order[i] == p->cur_phase, r->errored, r->ended);
 	}
@@ -256,8 +257,9 @@ static json_t *row_json(struct rep_job *job, const struct rep_proc *p, double sp
 	phase_order(p, order, &n);
 	double stop = ht_rep_end_secs(job, p);
 	for (int i = 0; i < n; i++) {
-		const struct rep_phase *r = &p->ph[order[i]];
-		double e = i + 1 < n ? ht_rep_job_secs(job, p, p->ph[order[i + 1]].mono, p->ph[order[i + 1]].ts) : stop;
+		const struct rep_phase *r = rep_ph(p, order[i]);
+		const struct rep_phase *nx = i + 1 < n ? rep_ph(p, order[i + 1]) : NULL;
+		double e = nx != NULL ? ht_rep_job_secs(job, p, nx->mono, nx->ts) : stop;
 		int flags = (p->stalled && order[i] == p->cur_phase ? 1 : 0) | (r->errored ? 2 : 0);
 		json_array_append_new(ph, json_pack("[i,o,o,i]", order[i],
 						    num(ht_rep_job_secs(job, p, r->mono, r->ts)), num(e), flags));

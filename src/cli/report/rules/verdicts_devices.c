@@ -114,8 +114,8 @@ static void duplicate_gpu(struct rep_job *job)
 					sev_err |= rep_hurt(p);
 					if (v->nevidence < 4)
 						ht_rep_verdict_evidence(job, v, &p->device.loc, NULL);
-					if (p->ph[HT_PHASE_DEVICE].ts < v->t)
-						v->t = p->ph[HT_PHASE_DEVICE].ts;
+					if (rep_ph(p, HT_PHASE_DEVICE)->ts < v->t)
+						v->t = rep_ph(p, HT_PHASE_DEVICE)->ts;
 				}
 				/* The first holder keeps it; the others are blamed. */
 				for (size_t k = i + 1; k < j; k++)
@@ -282,7 +282,7 @@ static void visible_devices(struct rep_job *job)
 						     "CUDA_VISIBLE_DEVICES=\"%s\", which lists %zu",
 						     (long long)p->rank, (long long)ord, vis, n);
 			} else if (!p->device.have && p->device.ordinal == REP_UNKNOWN && p->failed &&
-				   p->ph[HT_PHASE_CUDA_INIT].begun && p->local_rank != REP_UNKNOWN &&
+				   rep_ph(p, HT_PHASE_CUDA_INIT)->begun && p->local_rank != REP_UNKNOWN &&
 				   p->local_rank >= (int64_t)n) {
 				/* It failed after cuInit without binding a GPU:
 				 * set_device(LOCAL_RANK) past its own list (the

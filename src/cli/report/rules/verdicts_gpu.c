@@ -84,7 +84,7 @@ static void cuda_init(struct rep_job *job)
 		if (p->cuda_inherited && p->nexec == 0)
 			continue;
 		int64_t r = p->cuda_init.result;
-		bool failed = p->ph[HT_PHASE_CUDA_INIT].errored || (r != REP_UNKNOWN && r != 0);
+		bool failed = rep_ph(p, HT_PHASE_CUDA_INIT)->errored || (r != REP_UNKNOWN && r != 0);
 		int64_t drv = driver_of(p), rt = runtime_of(p);
 		bool old = drv != REP_UNKNOWN && rt != REP_UNKNOWN && drv > 0 && drv < rt;
 		if (p->cuda_init.stub == 1 || r == CUDA_ERROR_STUB_LIBRARY)
@@ -108,7 +108,7 @@ static void cuda_init(struct rep_job *job)
 		size_t nh = 0;
 		for (size_t k = i; k < j; k++) {
 			struct rep_proc *q = f[k].p;
-			failed |= q->ph[HT_PHASE_CUDA_INIT].errored ||
+			failed |= rep_ph(q, HT_PHASE_CUDA_INIT)->errored ||
 				  (q->cuda_init.result != REP_UNKNOWN && q->cuda_init.result != 0) ||
 				  rep_waited(ht_rep_main_of(q)) || ht_rep_main_of(q)->failed;
 		}
@@ -120,12 +120,12 @@ static void cuda_init(struct rep_job *job)
 			ht_rep_hosts_add(hosts, &nh, 8, q->h);
 			if (k < i + 3) {
 				const struct rep_loc *l = rep_has_loc(&q->cuda_init.loc) ? &q->cuda_init.loc :
-							  &q->ph[HT_PHASE_CUDA_INIT].end;
+							  &rep_ph(q, HT_PHASE_CUDA_INIT)->end;
 				if (!rep_has_loc(l))
 					l = &q->ver[REP_VER_DRIVER].loc;
 				ht_rep_verdict_evidence(job, v, l, NULL);
 			}
-			double t = q->ph[HT_PHASE_CUDA_INIT].begun ? q->ph[HT_PHASE_CUDA_INIT].ts : q->ts0;
+			double t = rep_ph(q, HT_PHASE_CUDA_INIT)->begun ? rep_ph(q, HT_PHASE_CUDA_INIT)->ts : q->ts0;
 			if (t < v->t)
 				v->t = t;
 		}
@@ -176,7 +176,8 @@ static void fork_after_init(struct rep_job *job)
 		struct rep_proc *p = job->procs.v[i];
 		if (!p->cuda_inherited || p->nexec > 0)
 			continue;
-		bool touched = rep_rare(p)->cuda_after_fork || p->ncerr > 0 || p->ph[HT_PHASE_CUDA_INIT].begun;
+		bool touched = rep_rare(p)->cuda_after_fork || p->ncerr > 0 ||
+			       rep_ph(p, HT_PHASE_CUDA_INIT)->begun;
 		bool hung = rep_rare(p)->cuda_hung || p->stalled || p->end == REP_VANISHED;
 		if (!touched && !hung)
 			continue;

@@ -336,7 +336,7 @@ static void init_errors(struct rep_job *job)
 					  c->last_error : c->error != NULL ? c->error : "no message";
 			*(struct nerr *)ht_rep_list_push(&l) = (struct nerr){ p, c, msg };
 		}
-		if (p->ph[HT_PHASE_NCCL_ID].errored)
+		if (rep_ph(p, HT_PHASE_NCCL_ID)->errored)
 			*(struct nerr *)ht_rep_list_push(&l) = (struct nerr){
 				p, NULL, rep_rare(p)->nccl_id.last_error != NULL ? rep_rare(p)->nccl_id.last_error :
 				rep_rare(p)->nccl_id.error != NULL ? rep_rare(p)->nccl_id.error : "no message" };
@@ -352,7 +352,7 @@ static void init_errors(struct rep_job *job)
 			const struct rep_loc *l = e[k].c != NULL ? &e[k].c->end : &rep_rare(e[k].p)->nccl_id.loc;
 			if (k < i + 3)
 				ht_rep_verdict_evidence(job, v, l, NULL);
-			double t = e[k].c != NULL ? e[k].c->ts : e[k].p->ph[HT_PHASE_NCCL_ID].ts;
+			double t = e[k].c != NULL ? e[k].c->ts : rep_ph(e[k].p, HT_PHASE_NCCL_ID)->ts;
 			if (t < v->t)
 				v->t = t;
 		}

@@ -294,7 +294,7 @@ static void rank_exited(struct rep_job *job)
 				else if (q->last_dump != NULL)
 					ht_rep_verdict_evidence(job, v, &q->last_dump->loc, ht_rep_keep_stall);
 				else if (q->cur_phase >= 0)
-					ht_rep_verdict_evidence(job, v, &q->ph[q->cur_phase].begin, NULL);
+					ht_rep_verdict_evidence(job, v, &rep_ph(q, q->cur_phase)->begin, NULL);
 			}
 		}
 		v->t = t;
@@ -450,11 +450,11 @@ static void straggler(struct rep_job *job)
 			first = p;
 		if (v->nevidence < 4) {
 			if (p->cur_phase >= 0)
-				ht_rep_verdict_evidence(job, v, &p->ph[p->cur_phase].begin, NULL);
+				ht_rep_verdict_evidence(job, v, &rep_ph(p, p->cur_phase)->begin, NULL);
 			if (p->last_dump != NULL)
 				ht_rep_verdict_evidence(job, v, &p->last_dump->loc, ht_rep_keep_stall);
 		}
-		double t = p->cur_phase >= 0 ? p->ph[p->cur_phase].ts : p->ts0;
+		double t = p->cur_phase >= 0 ? rep_ph(p, p->cur_phase)->ts : p->ts0;
 		if (t < v->t)
 			v->t = t;
 	}
@@ -462,7 +462,8 @@ static void straggler(struct rep_job *job)
 	struct rep_proc *w;
 	const char *waiters = ht_rep_waiters(job, v, &w);
 	double now = first->h != NULL ? first->h->now : job->now;	/* its own clock */
-	double age = isfinite(now) && first->cur_phase >= 0 ? now - first->ph[first->cur_phase].ts : NAN;
+	double age = isfinite(now) && first->cur_phase >= 0 ?
+		     now - rep_ph(first, first->cur_phase)->ts : NAN;
 	const char *how_long = age_words(job, age);
 	const char *what = first->doing;
 	if (first->group != NULL && (what == NULL || strstr(what, ht_rep_top_frame(first->group)) == NULL))

@@ -75,7 +75,7 @@ static const char *stall_advice_of(const struct rep_job *job, const struct rep_p
 static double stall_since(const struct rep_proc *p)
 {
 	int ph = p->cur_phase;
-	return ph >= 0 && p->ph[ph].begun ? p->ph[ph].ts : p->ts0;
+	return ph >= 0 && rep_ph(p, ph)->begun ? rep_ph(p, ph)->ts : p->ts0;
 }
 
 /* Where a group stalled: its top frame, after what its first rank is
