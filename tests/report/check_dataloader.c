@@ -47,9 +47,9 @@ START_TEST(test_stalled_worker)
 	/* The workers are under rank 1, one stuck, one idle; not ranks. */
 	ck_assert_uint_eq(job.mains.n, 2);
 	struct rep_proc *m = rank(&job, 1);
-	ck_assert(m != NULL && m->pid == 4001 && m->workers != NULL && m->workers->n == 2);
+	ck_assert(m != NULL && m->pid == 4001 && rep_rare(m)->workers != NULL && rep_rare(m)->workers->n == 2);
 	for (size_t k = 0; k < 2; k++) {
-		const struct rep_worker *w = &m->workers->v[k];
+		const struct rep_worker *w = &rep_rare(m)->workers->v[k];
 		ck_assert(w->p->worker && !w->p->is_main);
 		ck_assert_int_eq(w->state, w->p->pid == 4101 ? REP_WK_STUCK : REP_WK_IDLE);
 	}
@@ -71,8 +71,8 @@ START_TEST(test_working_worker)
 	ck_assert(find(&job, HT_VERDICT_DATALOADER_STALLED) == NULL);
 	ck_assert(find(&job, HT_VERDICT_DATALOADER_WORKER_DIED) == NULL);
 	struct rep_proc *m = rank(&job, 1);
-	ck_assert(m != NULL && m->workers != NULL && m->workers->n == 2);
-	ck_assert_int_eq(m->workers->v[0].state, REP_WK_WORKING);
+	ck_assert(m != NULL && rep_rare(m)->workers != NULL && rep_rare(m)->workers->n == 2);
+	ck_assert_int_eq(rep_rare(m)->workers->v[0].state, REP_WK_WORKING);
 	ht_rep_job_free(&job);
 }
 END_TEST
@@ -93,9 +93,9 @@ START_TEST(test_sigbus_worker)
 	const struct rep_verdict *shm = find(&job, HT_VERDICT_SHM_TOO_SMALL);
 	ck_assert(shm != NULL && shm->order > v->order);
 	struct rep_proc *m = rank(&job, 1);
-	ck_assert_int_eq(m->workers->v[1].state, REP_WK_KILLED);
-	ck_assert_int_eq(m->workers->v[0].state, REP_WK_EXITED);
-	ck_assert(!m->workers->v[0].bad_end);
+	ck_assert_int_eq(rep_rare(m)->workers->v[1].state, REP_WK_KILLED);
+	ck_assert_int_eq(rep_rare(m)->workers->v[0].state, REP_WK_EXITED);
+	ck_assert(!rep_rare(m)->workers->v[0].bad_end);
 	ht_rep_job_free(&job);
 }
 END_TEST

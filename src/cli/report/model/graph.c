@@ -230,8 +230,8 @@ static struct rep_proc *listener(const struct rep_job *job, const char *dest)
 		return NULL;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		for (size_t k = 0; k < p->nlisten; k++) {
-			const char *lp = port_of(p->listen[k].addr);
+		for (size_t k = 0; k < rep_rare(p)->nlisten; k++) {
+			const char *lp = port_of(rep_rare(p)->listen[k].addr);
 			if (lp != NULL && strcmp(lp, port) == 0)
 				return p;
 		}

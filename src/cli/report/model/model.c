@@ -94,7 +94,7 @@ static bool gpu_active(const struct rep_proc *p)
 		if (rep_ph(p, i)->begun)
 			return true;
 	return p->ncomms > 0 || p->ver[REP_VER_DRIVER].value != REP_UNKNOWN ||
-	       p->ver[REP_VER_NCCL].value != REP_UNKNOWN || p->ncerr > 0;
+	       p->ver[REP_VER_NCCL].value != REP_UNKNOWN || rep_rare(p)->ncerr > 0;
 }
 
 /* A DataLoader-style worker: forked from a traced process and never exec'd. */

@@ -187,9 +187,10 @@ struct rep_dump {
 enum rep_end_kind { REP_RUNNING, REP_EXITED, REP_SIGNALED, REP_VANISHED };
 
 /* What few processes have (a rank's NCCL id, its first collective, forks,
- * a chained signal, degraded watching): apart from struct rep_proc, made on
- * its first write (ht_rep_rare_w), so that a million records do not each
- * hold it. Read through rep_rare(), which gives ht_rep_rare_none for a
+ * a chained signal, degraded watching; listens, a failed bind, a FileStore,
+ * resolves, CUDA errors, warnings, check lines, DataLoader workers, a build
+ * lock): apart from struct rep_proc, made on its first write
+ * (ht_rep_rare_w), so that a million records do not each hold it. Read through rep_rare(), which gives ht_rep_rare_none for a
  * process that has none. */
 struct rep_rare {
 	struct {
@@ -209,7 +210,21 @@ struct rep_rare {
 	bool have_first_coll;
 	bool cuda_after_fork, cuda_hung;
 	bool degraded_calls;		/* its hooked calls still watched ("stalls_seen") */
+	/* The members above are the digest's (FDR in read/digest.h), those
+	 * below not: arrays and what hangs off a process, few have them. */
+	struct rep_listen *listen;	/* what it listens on (binds that worked) */
+	struct rep_bindfail *bind_fail;	/* its first failed bind, or NULL */
+	struct rep_store *store;	/* the first FileStore file it locked, or NULL */
+	struct rep_resolve *res;
+	struct rep_cuda_err *cerr;
+	const char **warns;		/* warning events' msg */
+	uint32_t nlisten, nres, ncerr, nwarns;
+	struct rep_checkfacts *chk;	/* check and ib lines (read/checkfacts.h), or NULL */
+	struct rep_workers *workers;	/* a main's DataLoader workers, or NULL (workers.c) */
+	struct rep_buildlock *blk;	/* its latest build_lock line, or NULL */
 };
+/* The size of a struct rep_rare's members that the digest's table holds. */
+#define REP_RARE_FIELDS offsetof(struct rep_rare, listen)
 
 struct rep_proc {
 	uint32_t file;
@@ -255,23 +270,20 @@ struct rep_proc {
 	struct rep_rare *rare;		/* what few processes have, or NULL: rep_rare() */
 
 	struct rep_connect *conn;
-	struct rep_listen *listen;	/* what it listens on (binds that worked) */
-	struct rep_bindfail *bind_fail;	/* its first failed bind, or NULL */
-	struct rep_store *store;	/* the first FileStore file it locked, or NULL */
-	struct rep_resolve *res;
+	/* (listens, a failed bind, a FileStore, resolves: in rare) */
 	struct rep_hostfacts hf;
 	struct rep_version ver[REP_VER_COUNT];
-	struct rep_cuda_err *cerr;
+	/* (CUDA errors: in rare) */
 	int64_t cuda_count;		/* cuDeviceGetCount, REP_UNKNOWN */
 	struct rep_comm *comms;
 	struct rep_coll *ring;		/* latest dump's ring, newest last */
 	int64_t colls_total;
 	struct rep_call *calls;
-	const char **warns;		/* warning events' msg */
+	/* (warning events' messages: in rare) */
 	struct rep_dump *dumps;
 	/* How many of each of the arrays above (4 bytes each: a million
 	 * records hold 40 MiB less than with size_t). */
-	uint32_t nconn, nlisten, nres, ncerr, ncomms, nring, ncalls, nwarns;
+	uint32_t nconn, ncomms, nring, ncalls;
 	uint32_t ndumps;		/* the newest REP_MAX_DUMPS are kept */
 	uint32_t nwaits_for;		/* (the model's: waits_for below) */
 	int64_t exit_status;		/* REP_UNKNOWN with a signal */
@@ -285,7 +297,7 @@ struct rep_proc {
 	bool have_exit, exit_after_dump;
 	uint8_t ph_has;
 	bool ph_dense;
-	struct rep_checkfacts *chk;	/* check and ib lines (read/checkfacts.h), or NULL */
+	/* (check and ib lines: in rare) */
 
 	/* ---- the model (model.c) ---- */
 	struct rep_proc *parent;	/* traced parent on the same host */
@@ -325,8 +337,7 @@ struct rep_proc {
 	double last_ev_ts;		/* its newest line but exit (wall) */
 
 	/* ---- DataLoader workers, build locks (workers.c) ---- */
-	struct rep_workers *workers;	/* a main's DataLoader workers, or NULL */
-	struct rep_buildlock *blk;	/* its latest build_lock line, or NULL */
+	/* (a main's DataLoader workers, its latest build_lock line: in rare) */
 };
 
 /* Phase i of p (HT_PHASE_*): ht_rep_phase_none, all zero, when it has

@@ -278,9 +278,10 @@ void ht_rep_workers(struct rep_job *job)
 		struct rep_proc *m = q->parent;
 		if (m == NULL || !m->is_main || !is_worker(q, m))
 			continue;
-		if (m->workers == NULL)
-			m->workers = ht_rep_alloc(&job->a, sizeof(*m->workers));
-		struct rep_workers *ws = m->workers;
+		struct rep_rare *r = ht_rep_rare_w(&job->a, m);
+		if (r->workers == NULL)
+			r->workers = ht_rep_alloc(&job->a, sizeof(*r->workers));
+		struct rep_workers *ws = r->workers;
 		if ((ws->n & (ws->n - 1)) == 0) {	/* 0, 1, 2, 4...: grow */
 			struct rep_worker *v = ht_rep_alloc(&job->a, (ws->n ? ws->n * 2 : 1) * sizeof(*v));
 			if (ws->n > 0)
@@ -299,14 +300,16 @@ void ht_rep_workers(struct rep_job *job)
 	 * at a build lock, on the lock file. */
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *m = job->mains.v[i];
-		if (m->sig != NULL && m->sig->kind == HT_SIG_FILE_LOCK && m->blk != NULL &&
-		    m->blk->nlocks > 0 && m->waits_on != NULL)
-			m->waits_on = m->blk->locks[0].path;
-		if (m->workers == NULL || m->sig == NULL || m->sig->kind != HT_SIG_DATALOADER)
+		const struct rep_buildlock *blk = rep_rare(m)->blk;
+		const struct rep_workers *ws = rep_rare(m)->workers;
+		if (m->sig != NULL && m->sig->kind == HT_SIG_FILE_LOCK && blk != NULL &&
+		    blk->nlocks > 0 && m->waits_on != NULL)
+			m->waits_on = blk->locks[0].path;
+		if (ws == NULL || m->sig == NULL || m->sig->kind != HT_SIG_DATALOADER)
 			continue;
-		for (size_t k = 0; k < m->workers->n; k++) {
-			const struct rep_worker *w = &m->workers->v[k];
-			if (w->state == REP_WK_STUCK || (w->bad_end && m->workers->nstuck == 0)) {
+		for (size_t k = 0; k < ws->n; k++) {
+			const struct rep_worker *w = &ws->v[k];
+			if (w->state == REP_WK_STUCK || (w->bad_end && ws->nstuck == 0)) {
 				m->waits_on = ht_rep_printf(&job->a, "its DataLoader worker (pid %lld, %s)",
 							    (long long)w->p->pid,
 							    ht_rep_worker_state_name(w->state));
@@ -321,8 +324,8 @@ void ht_rep_workers(struct rep_job *job)
 json_t *ht_rep_workers_json(const struct rep_proc *p)
 {
 	json_t *a = json_array();
-	for (size_t k = 0; p->workers != NULL && k < p->workers->n; k++) {
-		const struct rep_worker *w = &p->workers->v[k];
+	for (size_t k = 0; rep_rare(p)->workers != NULL && k < rep_rare(p)->workers->n; k++) {
+		const struct rep_worker *w = &rep_rare(p)->workers->v[k];
 		json_t *o = json_pack("{s:I,s:s,s:s?}", "pid", (json_int_t)w->p->pid, "state",
 				      ht_rep_worker_state_name(w->state), "doing", w->doing);
 		if (w->py_where != NULL)
@@ -374,13 +377,13 @@ void ht_rep_workers_text(struct rep_job *job, FILE *f)
 	bool any = false;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *m = job->mains.v[i];
-		if (m->workers == NULL)
+		if (rep_rare(m)->workers == NULL)
 			continue;
 		if (!any)
 			fprintf(f, "\nWORKERS (DataLoader, under their rank)\n");
 		any = true;
-		for (size_t k = 0; k < m->workers->n; k++) {
-			const struct rep_worker *w = &m->workers->v[k];
+		for (size_t k = 0; k < rep_rare(m)->workers->n; k++) {
+			const struct rep_worker *w = &rep_rare(m)->workers->v[k];
 			char who[64] = "";
 			if (k == 0)
 				snprintf(who, sizeof(who), "rank %lld", (long long)m->rank);
@@ -403,8 +406,8 @@ static double at_us(const struct rep_job *job, double ts)
 json_t *ht_rep_worker_events(struct rep_job *job, const struct rep_proc *p, int64_t pid)
 {
 	json_t *a = json_array();
-	for (size_t k = 0; p->workers != NULL && k < p->workers->n; k++) {
-		const struct rep_worker *w = &p->workers->v[k];
+	for (size_t k = 0; rep_rare(p)->workers != NULL && k < rep_rare(p)->workers->n; k++) {
+		const struct rep_worker *w = &rep_rare(p)->workers->v[k];
 		int tid = 10 + (int)k;
 		char name[64];
 		snprintf(name, sizeof(name), "DataLoader worker pid %lld", (long long)w->p->pid);

@@ -681,11 +681,11 @@ void *ht_dg_arr(const struct rep_proc *p, int a, size_t *n)
 {
 	switch (a) {
 	case DA_CONN: *n = p->nconn; return p->conn;
-	case DA_LISTEN: *n = p->nlisten; return p->listen;
-	case DA_BINDFAIL: *n = p->bind_fail != NULL; return p->bind_fail;
-	case DA_STORE: *n = p->store != NULL; return p->store;
-	case DA_RES: *n = p->nres; return p->res;
-	case DA_CERR: *n = p->ncerr; return p->cerr;
+	case DA_LISTEN: *n = rep_rare(p)->nlisten; return rep_rare(p)->listen;
+	case DA_BINDFAIL: *n = rep_rare(p)->bind_fail != NULL; return rep_rare(p)->bind_fail;
+	case DA_STORE: *n = rep_rare(p)->store != NULL; return rep_rare(p)->store;
+	case DA_RES: *n = rep_rare(p)->nres; return rep_rare(p)->res;
+	case DA_CERR: *n = rep_rare(p)->ncerr; return rep_rare(p)->cerr;
 	case DA_COMMS: *n = p->ncomms; return p->comms;
 	case DA_RING: *n = p->nring; return p->ring;
 	case DA_CALLS: *n = p->ncalls; return p->calls;
@@ -694,15 +694,22 @@ void *ht_dg_arr(const struct rep_proc *p, int a, size_t *n)
 	}
 }
 
-void ht_dg_arr_set(struct rep_proc *p, int a, void *v, size_t n)
+void ht_dg_arr_set(struct rep_arena *ar, struct rep_proc *p, int a, void *v, size_t n)
 {
+	/* Listens, a failed bind, a FileStore, resolves and CUDA errors are
+	 * in the process's struct rep_rare, made for the first item. */
+	bool rare = a == DA_LISTEN || a == DA_BINDFAIL || a == DA_STORE || a == DA_RES ||
+		    a == DA_CERR;
+	if (rare && n == 0 && p->rare == NULL)
+		return;
+	struct rep_rare *r = rare ? ht_rep_rare_w(ar, p) : NULL;
 	switch (a) {
 	case DA_CONN: p->conn = v; p->nconn = n; break;
-	case DA_LISTEN: p->listen = v; p->nlisten = n; break;
-	case DA_BINDFAIL: p->bind_fail = n > 0 ? v : NULL; break;
-	case DA_STORE: p->store = n > 0 ? v : NULL; break;
-	case DA_RES: p->res = v; p->nres = n; break;
-	case DA_CERR: p->cerr = v; p->ncerr = n; break;
+	case DA_LISTEN: r->listen = v; r->nlisten = n; break;
+	case DA_BINDFAIL: r->bind_fail = n > 0 ? v : NULL; break;
+	case DA_STORE: r->store = n > 0 ? v : NULL; break;
+	case DA_RES: r->res = v; r->nres = n; break;
+	case DA_CERR: r->cerr = v; r->ncerr = n; break;
 	case DA_COMMS: p->comms = v; p->ncomms = n; break;
 	case DA_RING: p->ring = v; p->nring = n; break;
 	case DA_CALLS: p->calls = v; p->ncalls = n; break;

@@ -246,7 +246,7 @@ static const struct rep_dgarrdef rep_dg_arrs[DA_N] = {
 /* Array a of p: its records, and how many in *n. */
 void *ht_dg_arr(const struct rep_proc *p, int a, size_t *n);
 /* Sets array a of p (n records at v). */
-void ht_dg_arr_set(struct rep_proc *p, int a, void *v, size_t n);
+void ht_dg_arr_set(struct rep_arena *ar, struct rep_proc *p, int a, void *v, size_t n);
 
 /* Mono times written against the wall time of their own line: each is
  * its base's plus as much as its wall time moved, plus what is written

@@ -359,19 +359,20 @@ static void remap_proc(struct rep_proc *p, const uint32_t *to, uint32_t nf)
 		  sizeof(*p->ph), DG_PHASE, to, nf);
 	remap_all(p->ver, REP_VER_COUNT, sizeof(*p->ver), DG_VERSION, to, nf);
 	remap_all(p->conn, p->nconn, sizeof(*p->conn), DG_CONNECT, to, nf);
-	remap_all(p->listen, p->nlisten, sizeof(*p->listen), DG_LISTEN, to, nf);
-	remap_all(p->bind_fail, 1, sizeof(*p->bind_fail), DG_BINDFAIL, to, nf);
-	remap_all(p->store, 1, sizeof(*p->store), DG_STORE, to, nf);
-	remap_all(p->res, p->nres, sizeof(*p->res), DG_RESOLVE, to, nf);
-	remap_all(p->cerr, p->ncerr, sizeof(*p->cerr), DG_CUDA_ERR, to, nf);
+	const struct rep_rare *r = rep_rare(p);	/* (its arrays: none's are empty) */
+	remap_all(r->listen, r->nlisten, sizeof(*r->listen), DG_LISTEN, to, nf);
+	remap_all(r->bind_fail, 1, sizeof(*r->bind_fail), DG_BINDFAIL, to, nf);
+	remap_all(r->store, 1, sizeof(*r->store), DG_STORE, to, nf);
+	remap_all(r->res, r->nres, sizeof(*r->res), DG_RESOLVE, to, nf);
+	remap_all(r->cerr, r->ncerr, sizeof(*r->cerr), DG_CUDA_ERR, to, nf);
 	remap_all(p->comms, p->ncomms, sizeof(*p->comms), DG_COMM, to, nf);
 	remap_all(p->calls, p->ncalls, sizeof(*p->calls), DG_CALL, to, nf);
 	remap_all(p->dumps, p->ndumps, sizeof(*p->dumps), DG_DUMP, to, nf);
-	if (p->chk != NULL) {
-		remap_locs(p->chk, DG_CHECKFACTS, to, nf);
-		remap_all(p->chk->lines, p->chk->n, sizeof(*p->chk->lines), DG_CHKLINE, to, nf);
+	if (r->chk != NULL) {
+		remap_locs(r->chk, DG_CHECKFACTS, to, nf);
+		remap_all(r->chk->lines, r->chk->n, sizeof(*r->chk->lines), DG_CHKLINE, to, nf);
 	}
-	remap_all(p->blk, 1, sizeof(*p->blk), DG_BUILDLOCK, to, nf);
+	remap_all(r->blk, 1, sizeof(*r->blk), DG_BUILDLOCK, to, nf);
 }
 
 /* The records of digests k0 .. k1 (from record i0 of the set) into the
@@ -759,8 +760,8 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
 		set_field(c, fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
 			  (char *)base + fd[i].off, fd[i].type, &v[i]);
-	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, sizeof(r)) != 0)
-		memcpy(ht_rep_rare_w(c->a, base), &r, sizeof(r));
+	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
+		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
 	if (keep != NULL)
 		*keep = v;
 	return ok;
@@ -1179,13 +1180,13 @@ static bool get_array(struct dctx *c, struct rep_proc *p, struct rproc *r,
 	if (a == DA_DUMPS)
 		r->stk = ht_dg_slab_alloc(&r->a, 2 * (size_t)n * sizeof(*r->stk));
 	r->narr[a] = 0;
-	ht_dg_arr_set(p, a, v, 0);
+	ht_dg_arr_set(c->a, p, a, v, 0);
 	for (size_t j = 0; j < (size_t)n; j++) {
 		if (!get_fields(c, pp, end, v + j * sz, rep_dg_arrs[a].table, elem_base(b, r, a, j),
 				&r->arr[a][j]))
 			return false;
 		r->narr[a] = j + 1;
-		ht_dg_arr_set(p, a, v, j + 1);
+		ht_dg_arr_set(c->a, p, a, v, j + 1);
 		if (a != DA_DUMPS)
 			continue;
 		/* its stacks: '*' frames, '*' py; left out, the base's */
@@ -1264,10 +1265,11 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 			struct rep_dgtok t;
 			ok = ht_dg_vlq_get(&p, end, &k) && k >= 0 && k <= end - p;
 			if (ok && k > 0) {
-				pr->warns = ht_rep_alloc(c->a, (size_t)k * sizeof(*pr->warns));
-				for (pr->nwarns = 0; ok && pr->nwarns < (size_t)k; pr->nwarns++)
+				struct rep_rare *rr = ht_rep_rare_w(c->a, pr);
+				rr->warns = ht_rep_alloc(c->a, (size_t)k * sizeof(*rr->warns));
+				for (rr->nwarns = 0; ok && rr->nwarns < (size_t)k; rr->nwarns++)
 					if ((ok = ht_dg_tok_get(&p, end, &t) && t.k == DT_STR))
-						pr->warns[pr->nwarns] = ht_rep_intern(c->a, t.s, t.len);
+						rr->warns[rr->nwarns] = ht_rep_intern(c->a, t.s, t.len);
 			}
 			what = "warns";
 			break;
@@ -1276,9 +1278,9 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 		case 'K': {
 			json_t *o = json_section(&p, end);
 			if (json_is_object(o) && tag == 'H')
-				pr->chk = get_checkfacts(c, o);
+				ht_rep_rare_w(c->a, pr)->chk = get_checkfacts(c, o);
 			else if (json_is_object(o))
-				pr->blk = get_buildlock(c, o);
+				ht_rep_rare_w(c->a, pr)->blk = get_buildlock(c, o);
 			ok = o != NULL;
 			what = tag == 'H' ? "chk" : "blk";
 			json_decref(o);

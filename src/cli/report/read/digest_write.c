@@ -730,19 +730,19 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 			}
 		}
 	}
-	if (p->nwarns > 0) {
+	if (rep_rare(p)->nwarns > 0) {
 		ht_rep_buf_addn(&o, "W", 1);
-		ht_dg_vlq_put(&o, (int64_t)p->nwarns);
-		for (size_t i = 0; i < p->nwarns; i++)
-			str_put(&o, p->warns[i], strlen(p->warns[i]));
+		ht_dg_vlq_put(&o, (int64_t)rep_rare(p)->nwarns);
+		for (size_t i = 0; i < rep_rare(p)->nwarns; i++)
+			str_put(&o, rep_rare(p)->warns[i], strlen(rep_rare(p)->warns[i]));
 	}
-	if (p->chk != NULL) {
+	if (rep_rare(p)->chk != NULL) {
 		ht_rep_buf_addn(&o, "H", 1);
-		json_put(&o, checkfacts_value(w, p->chk));
+		json_put(&o, checkfacts_value(w, rep_rare(p)->chk));
 	}
-	if (p->blk != NULL) {
+	if (rep_rare(p)->blk != NULL) {
 		ht_rep_buf_addn(&o, "K", 1);
-		json_put(&o, buildlock_value(w, p->blk));
+		json_put(&o, buildlock_value(w, rep_rare(p)->blk));
 	}
 	/* The quoted lines, each whole or as it changes another: in the
 	 * digest's last member, "x", at the record's place. */

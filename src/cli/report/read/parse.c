@@ -548,10 +548,12 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 			r->degraded_calls = seen != NULL && strcmp(seen, "hooked_calls") == 0;
 			r->degraded_loc = *loc;
 		}
-		if (p->nwarns < MAX_WARNS) {
+		if (rep_rare(p)->nwarns < MAX_WARNS) {
 			const char *m = ht_rep__str(&c->a, o, "msg");
-			if (m != NULL)
-				*REP_PUSH(&c->a, p->warns, p->nwarns) = m;
+			if (m != NULL) {
+				struct rep_rare *rr = ht_rep_rare_w(&c->a, p);
+				*REP_PUSH(&c->a, rr->warns, rr->nwarns) = m;
+			}
 		}
 		break;
 	case HT_EV_EXIT:

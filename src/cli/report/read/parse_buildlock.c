@@ -39,5 +39,5 @@ void ht_rep__on_build_lock(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		b->builders[b->nbuilders].comm = ht_rep__str(&c->a, e, "comm");
 		b->builders[b->nbuilders++].age = ht_rep__num(e, "age");
 	}
-	p->blk = b;
+	ht_rep_rare_w(&c->a, p)->blk = b;
 }

@@ -15,9 +15,10 @@
 
 static struct rep_checkfacts *facts_of(struct rep_rctx *c, struct rep_proc *p)
 {
-	if (p->chk == NULL)
-		p->chk = ht_rep_alloc(&c->a, sizeof(*p->chk));
-	return p->chk;
+	struct rep_rare *r = ht_rep_rare_w(&c->a, p);
+	if (r->chk == NULL)
+		r->chk = ht_rep_alloc(&c->a, sizeof(*r->chk));
+	return r->chk;
 }
 
 void ht_rep__on_check(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc)
@@ -79,7 +80,7 @@ bool ht_rep_is_check_run(const struct rep_job *job)
 {
 	for (size_t i = 0; i < job->procs.n; i++) {
 		const struct rep_proc *p = job->procs.v[i];
-		if (p->chk != NULL && p->chk->n > 0)
+		if (rep_rare(p)->chk != NULL && rep_rare(p)->chk->n > 0)
 			return true;
 	}
 	return false;

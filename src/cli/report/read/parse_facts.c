@@ -72,7 +72,7 @@ void ht_rep__on_listen(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	const char *result = json_string_value(json_object_get(o, "result"));
 	if (!accept && result != NULL && strcmp(result, "ok") != 0) {
 		/* A bind that failed listens on nothing. */
-		if (p->bind_fail != NULL)
+		if (rep_rare(p)->bind_fail != NULL)
 			return;
 		struct rep_bindfail *b = ht_rep_alloc(&c->a, sizeof(*b));
 		json_t *h = json_object_get(o, "holder");
@@ -82,18 +82,19 @@ void ht_rep__on_listen(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		b->holder_pid = h != NULL ? ht_rep__int(h, "pid") : REP_UNKNOWN;
 		b->holder_cmd = h != NULL ? ht_rep__str(&c->a, h, "cmd") : NULL;
 		b->loc = *loc;
-		p->bind_fail = b;
+		ht_rep_rare_w(&c->a, p)->bind_fail = b;
 		return;
 	}
-	for (size_t i = 0; i < p->nlisten; i++)
-		if (strcmp(p->listen[i].addr, addr) == 0) {
-			if (accept && ht_rep__int(o, "count") > p->listen[i].accepted)
-				p->listen[i].accepted = ht_rep__int(o, "count");
+	for (size_t i = 0; i < rep_rare(p)->nlisten; i++)
+		if (strcmp(rep_rare(p)->listen[i].addr, addr) == 0) {
+			if (accept && ht_rep__int(o, "count") > rep_rare(p)->listen[i].accepted)
+				rep_rare(p)->listen[i].accepted = ht_rep__int(o, "count");
 			return;
 		}
-	if (p->nlisten >= MAX_LISTENS)
+	if (rep_rare(p)->nlisten >= MAX_LISTENS)
 		return;
-	struct rep_listen *l = REP_PUSH(&c->a, p->listen, p->nlisten);
+	struct rep_rare *rr = ht_rep_rare_w(&c->a, p);
+	struct rep_listen *l = REP_PUSH(&c->a, rr->listen, rr->nlisten);
 	l->addr = ht_rep_strdup(&c->a, addr);
 	l->role = ht_rep__str(&c->a, o, "role");
 	l->accepted = accept ? ht_rep__int(o, "count") : 0;
@@ -107,14 +108,14 @@ void ht_rep__on_store(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 {
 	const char *path = json_string_value(json_object_get(o, "path"));
 	double mtime = ht_rep__num(o, "mtime");
-	if (p->store != NULL || path == NULL || isnan(mtime))
+	if (rep_rare(p)->store != NULL || path == NULL || isnan(mtime))
 		return;
 	struct rep_store *s = ht_rep_alloc(&c->a, sizeof(*s));
 	s->path = ht_rep_strdup(&c->a, path);
 	s->size = ht_rep__int(o, "size");
 	s->mtime = mtime;
 	s->loc = *loc;
-	p->store = s;
+	ht_rep_rare_w(&c->a, p)->store = s;
 }
 
 static const char *join_strings(struct rep_arena *a, json_t *arr, const char *field, size_t max)
@@ -140,9 +141,10 @@ static const char *join_strings(struct rep_arena *a, json_t *arr, const char *fi
 void ht_rep__on_resolve(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		       const struct rep_loc *loc)
 {
-	if (p->nres >= MAX_RESOLVES)
+	if (rep_rare(p)->nres >= MAX_RESOLVES)
 		return;
-	struct rep_resolve *r = REP_PUSH(&c->a, p->res, p->nres);
+	struct rep_rare *rr = ht_rep_rare_w(&c->a, p);
+	struct rep_resolve *r = REP_PUSH(&c->a, rr->res, rr->nres);
 	r->what = ht_rep__str(&c->a, o, "what");
 	r->name = ht_rep__str(&c->a, o, "name");
 	r->error = ht_rep__str(&c->a, o, "error");
@@ -217,9 +219,10 @@ void ht_rep__on_cuda(struct rep_rctx *c, struct rep_proc *p, json_t *o, const st
 	}
 	if ((result == REP_UNKNOWN || result == 0) && !hung)
 		return;
-	if (p->ncerr >= MAX_CUDA_ERRS)
+	if (rep_rare(p)->ncerr >= MAX_CUDA_ERRS)
 		return;
-	struct rep_cuda_err *e = REP_PUSH(&c->a, p->cerr, p->ncerr);
+	struct rep_rare *rr = ht_rep_rare_w(&c->a, p);
+	struct rep_cuda_err *e = REP_PUSH(&c->a, rr->cerr, rr->ncerr);
 	e->fn = ht_rep__str(&c->a, o, "fn");
 	e->error = ht_rep__str(&c->a, o, "error");
 	e->result = result;
@@ -266,8 +269,9 @@ void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	}
 	if (fn != NULL && strcmp(fn, "not_observable") == 0) {
 		const char *why = ht_rep__str(&c->a, o, "reason");
-		if (p->nwarns < MAX_WARNS)
-			*REP_PUSH(&c->a, p->warns, p->nwarns) =
+		struct rep_rare *rr = ht_rep_rare_w(&c->a, p);
+		if (rr->nwarns < MAX_WARNS)
+			*REP_PUSH(&c->a, rr->warns, rr->nwarns) =
 				ht_rep_printf(&c->a, "NCCL not observable: %s", why != NULL ? why : "?");
 		return;
 	}

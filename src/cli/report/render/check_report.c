@@ -33,8 +33,8 @@ static struct cell cell_of(const struct rep_host *h, int k)
 	struct cell c = { 0, NULL };
 	for (size_t i = 0; i < h->procs.n; i++) {
 		const struct rep_proc *p = h->procs.v[i];
-		for (size_t j = 0; p->chk != NULL && j < p->chk->n; j++) {
-			const struct rep_chkline *l = &p->chk->lines[j];
+		for (size_t j = 0; rep_rare(p)->chk != NULL && j < rep_rare(p)->chk->n; j++) {
+			const struct rep_chkline *l = &rep_rare(p)->chk->lines[j];
 			if (l->check != k)
 				continue;
 			int s = strcmp(l->result, "fail") == 0 ? 3 : strcmp(l->result, "pass") == 0 ? 2 : 1;
@@ -64,8 +64,8 @@ static void blamed_hosts(const struct rep_job *job, bool *bad)
 		const struct rep_host *h = job->hosts[hi];
 		for (size_t i = 0; i < h->procs.n; i++) {
 			const struct rep_proc *p = h->procs.v[i];
-			for (size_t j = 0; p->chk != NULL && j < p->chk->n; j++) {
-				const struct rep_chkline *l = &p->chk->lines[j];
+			for (size_t j = 0; rep_rare(p)->chk != NULL && j < rep_rare(p)->chk->n; j++) {
+				const struct rep_chkline *l = &rep_rare(p)->chk->lines[j];
 				if (strcmp(l->result, "fail") != 0)
 					continue;
 				if (l->ranks == NULL || l->nranks == 0) {

@@ -40,7 +40,7 @@ static size_t oldest(const struct rep_buildlock *b)
 
 static void build_lock_wait(struct rep_job *job, struct rep_proc *m)
 {
-	const struct rep_buildlock *b = m->blk;
+	const struct rep_buildlock *b = rep_rare(m)->blk;
 	bool building = b != NULL && b->nbuilders > 0;
 	struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_BUILD_LOCK_WAIT,
 						   building ? REP_WARNING : REP_ERROR);
@@ -102,7 +102,8 @@ static bool slow_for_build(const struct rep_proc *m)
 		return false;
 	if (m->sig->kind == HT_SIG_COMPILE)
 		return true;
-	return m->sig->kind == HT_SIG_FILE_LOCK && m->blk != NULL && m->blk->nbuilders > 0;
+	const struct rep_buildlock *blk = rep_rare(m)->blk;
+	return m->sig->kind == HT_SIG_FILE_LOCK && blk != NULL && blk->nbuilders > 0;
 }
 
 void ht_rep_rules_buildlock_slow(struct rep_job *job)

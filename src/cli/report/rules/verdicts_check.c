@@ -92,8 +92,8 @@ static void check_lines(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		for (size_t j = 0; p->chk != NULL && j < p->chk->n; j++) {
-			const struct rep_chkline *l = &p->chk->lines[j];
+		for (size_t j = 0; rep_rare(p)->chk != NULL && j < rep_rare(p)->chk->n; j++) {
+			const struct rep_chkline *l = &rep_rare(p)->chk->lines[j];
 			if (strcmp(l->result, "fail") != 0 || l->code == NULL ||
 			    strcmp(l->code, "ib_misconfigured") == 0)
 				continue;
@@ -129,9 +129,9 @@ static const struct rep_checkfacts *ib_of_host(const struct rep_host *h,
 {
 	for (size_t i = 0; i < h->procs.n; i++) {
 		const struct rep_proc *p = h->procs.v[i];
-		if (p->chk != NULL && p->chk->have_ib) {
+		if (rep_rare(p)->chk != NULL && rep_rare(p)->chk->have_ib) {
 			*who = p;
-			return p->chk;
+			return rep_rare(p)->chk;
 		}
 	}
 	return NULL;

@@ -71,12 +71,12 @@ static void worker_died(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *m = job->mains.v[i];
-		if (m->workers == NULL || m->workers->nbad == 0 || !rank_hurt(m))
+		if (rep_rare(m)->workers == NULL || rep_rare(m)->workers->nbad == 0 || !rank_hurt(m))
 			continue;
 		/* The first worker to end badly. */
 		const struct rep_worker *w = NULL;
-		for (size_t k = 0; k < m->workers->n; k++) {
-			const struct rep_worker *x = &m->workers->v[k];
+		for (size_t k = 0; k < rep_rare(m)->workers->n; k++) {
+			const struct rep_worker *x = &rep_rare(m)->workers->v[k];
 			if (x->bad_end && (w == NULL || x->end_ts < w->end_ts))
 				w = x;
 		}
@@ -108,7 +108,7 @@ static void worker_died(struct rep_job *job)
 		else
 			then = ht_rep_printf(&job->a, "; rank %lld waits for its batch",
 					     (long long)m->rank);
-		size_t others = m->workers->nbad - 1;
+		size_t others = rep_rare(m)->workers->nbad - 1;
 		v->summary = ht_rep_printf(&job->a, "rank %lld's DataLoader worker (pid %lld on %s) "
 					   "%s%s%s%s", (long long)m->rank, (long long)w->p->pid,
 					   m->host, w->doing, shm, then,
@@ -137,9 +137,9 @@ static const char *stalled_advice(struct rep_job *job, const struct rep_proc *m,
 	const struct rep_hostfacts *hf = m->h != NULL ? m->h->hf : NULL;
 	const char *many = "";
 	if (hf != NULL && hf->cpus != REP_UNKNOWN && hf->cpus > 0 &&
-	    (int64_t)m->workers->n * (int64_t)(m->h->mains.n > 0 ? m->h->mains.n : 1) > hf->cpus)
+	    (int64_t)rep_rare(m)->workers->n * (int64_t)(m->h->mains.n > 0 ? m->h->mains.n : 1) > hf->cpus)
 		many = ht_rep_printf(&job->a, " %zu workers per rank on a host of %lld CPUs is "
-				     "more than it can run: lower num_workers.", m->workers->n,
+				     "more than it can run: lower num_workers.", rep_rare(m)->workers->n,
 				     (long long)hf->cpus);
 	if (w->lock_wait)
 		return ht_rep_printf(&job->a, "A lock taken before the fork: the worker waits on "
@@ -166,16 +166,16 @@ static void dataloader_stalled(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *m = job->mains.v[i];
-		if (m->workers == NULL || m->sig == NULL || m->sig->kind != HT_SIG_DATALOADER ||
+		if (rep_rare(m)->workers == NULL || m->sig == NULL || m->sig->kind != HT_SIG_DATALOADER ||
 		    !(rep_waited(m) || m->stalled))
 			continue;
 		const struct rep_worker *w = NULL;
-		for (size_t k = 0; k < m->workers->n && w == NULL; k++) {
-			const struct rep_worker *x = &m->workers->v[k];
+		for (size_t k = 0; k < rep_rare(m)->workers->n && w == NULL; k++) {
+			const struct rep_worker *x = &rep_rare(m)->workers->v[k];
 			if (x->state == REP_WK_STUCK || (x->state == REP_WK_BUSY && x->lock_wait))
 				w = x;
 		}
-		if (w == NULL || m->workers->nbad > 0)
+		if (w == NULL || rep_rare(m)->workers->nbad > 0)
 			continue;	/* a dead worker is the cause: worker_died */
 		struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_DATALOADER_STALLED,
 							   REP_ERROR);

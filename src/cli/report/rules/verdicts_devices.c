@@ -185,9 +185,10 @@ static void too_many_local_ranks(struct rep_job *job)
 			if (v->nevidence < 3) {
 				if (p->device.have)
 					ht_rep_verdict_evidence(job, v, &p->device.loc, NULL);
-				for (size_t k = 0; k < p->ncerr; k++)
-					if (p->cerr[k].result == CUDA_ERROR_INVALID_DEVICE)
-						ht_rep_verdict_evidence(job, v, &p->cerr[k].loc, NULL);
+				const struct rep_rare *r = rep_rare(p);
+				for (size_t k = 0; k < r->ncerr; k++)
+					if (r->cerr[k].result == CUDA_ERROR_INVALID_DEVICE)
+						ht_rep_verdict_evidence(job, v, &r->cerr[k].loc, NULL);
 			}
 			if (p->ts0 < v->t)
 				v->t = p->ts0;

@@ -176,7 +176,7 @@ static void fork_after_init(struct rep_job *job)
 		struct rep_proc *p = job->procs.v[i];
 		if (!p->cuda_inherited || p->nexec > 0)
 			continue;
-		bool touched = rep_rare(p)->cuda_after_fork || p->ncerr > 0 ||
+		bool touched = rep_rare(p)->cuda_after_fork || rep_rare(p)->ncerr > 0 ||
 			       rep_ph(p, HT_PHASE_CUDA_INIT)->begun;
 		bool hung = rep_rare(p)->cuda_hung || p->stalled || p->end == REP_VANISHED;
 		if (!touched && !hung)
@@ -185,7 +185,7 @@ static void fork_after_init(struct rep_job *job)
 			v = ht_rep_verdict_new(job, HT_VERDICT_FORK_AFTER_CUDA_INIT, REP_WARNING);
 			first = p;
 		}
-		err |= hung || p->ncerr > 0 || rep_hurt(ht_rep_main_of(p));
+		err |= hung || rep_rare(p)->ncerr > 0 || rep_hurt(ht_rep_main_of(p));
 		ht_rep_blame(job, v, p);
 		if (v->nevidence < 4) {
 			if (p->parent != NULL && rep_has_loc(&rep_rare(p->parent)->fork_cuda_loc))
@@ -194,8 +194,8 @@ static void fork_after_init(struct rep_job *job)
 						"rank", "fork_parent", "cuda_inherited", NULL });
 			if (rep_has_loc(&rep_rare(p)->cuda_fork_loc))
 				ht_rep_verdict_evidence(job, v, &p->rare->cuda_fork_loc, NULL);
-			else if (p->ncerr > 0)
-				ht_rep_verdict_evidence(job, v, &p->cerr[0].loc, NULL);
+			else if (rep_rare(p)->ncerr > 0)
+				ht_rep_verdict_evidence(job, v, &rep_rare(p)->cerr[0].loc, NULL);
 		}
 		if (p->ts0 < v->t)
 			v->t = p->ts0;
@@ -211,12 +211,13 @@ static void fork_after_init(struct rep_job *job)
 		}
 	}
 	v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
-	const char *did = rep_rare(first)->cuda_hung || first->stalled ? "hangs in CUDA" :
+	const struct rep_rare *fr = rep_rare(first);
+	const char *did = fr->cuda_hung || first->stalled ? "hangs in CUDA" :
 			  first->end == REP_VANISHED ? "vanished" :
-			  first->ncerr > 0 ? ht_rep_printf(&job->a, "got %s from %s",
-							  first->cerr[0].error != NULL ?
-							  first->cerr[0].error : "an error",
-							  first->cerr[0].fn != NULL ? first->cerr[0].fn : "CUDA") :
+			  fr->ncerr > 0 ? ht_rep_printf(&job->a, "got %s from %s",
+							fr->cerr[0].error != NULL ?
+							fr->cerr[0].error : "an error",
+							fr->cerr[0].fn != NULL ? fr->cerr[0].fn : "CUDA") :
 			  "called CUDA";
 	v->summary = ht_rep_printf(&job->a, "%s forked a child after CUDA was initialised, and "
 				   "the child (pid %lld on %s) %s",

@@ -56,8 +56,8 @@ static bool endpoint_like(const struct rep_job *job, const struct rep_proc *p, c
 	const char *port = ht_rep_port(dest);
 	for (size_t i = 0; i < job->mains.n && port != NULL; i++) {
 		const struct rep_proc *q = job->mains.v[i];
-		for (size_t k = 0; k < q->nlisten; k++) {
-			const char *lp = ht_rep_port(q->listen[k].addr);
+		for (size_t k = 0; k < rep_rare(q)->nlisten; k++) {
+			const char *lp = ht_rep_port(rep_rare(q)->listen[k].addr);
 			if (lp != NULL && strcmp(lp, port) == 0)
 				return true;
 		}
@@ -167,16 +167,16 @@ static void listeners(struct rep_job *job, struct rep_verdict *v, const char *de
 		return;
 	for (size_t i = 0; i < job->procs.n && found < 2; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		for (size_t k = 0; k < p->nlisten; k++) {
-			const char *lp = ht_rep_port(p->listen[k].addr);
+		for (size_t k = 0; k < rep_rare(p)->nlisten; k++) {
+			const char *lp = ht_rep_port(rep_rare(p)->listen[k].addr);
 			if (lp == NULL || strcmp(lp, port) != 0)
 				continue;
 			found++;
 			ht_rep_verdict_note(job, v, "%s listens on %s%s", ht_rep_who(job, p),
-					    p->listen[k].addr,
+					    rep_rare(p)->listen[k].addr,
 					    p->have_exit ? " but has exited" :
 					    p->end == REP_VANISHED ? " but has vanished" : "");
-			ht_rep_verdict_evidence(job, v, &p->listen[k].loc, NULL);
+			ht_rep_verdict_evidence(job, v, &rep_rare(p)->listen[k].loc, NULL);
 			break;
 		}
 	}
@@ -258,8 +258,8 @@ static void unresolved(struct rep_job *job)
 	size_t nh = 0;
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		for (size_t k = 0; k < p->nres; k++) {
-			struct rep_resolve *r = &p->res[k];
+		for (size_t k = 0; k < rep_rare(p)->nres; k++) {
+			struct rep_resolve *r = &rep_rare(p)->res[k];
 			if (r->error == NULL || r->name == NULL)
 				continue;
 			if (v == NULL) {
@@ -311,10 +311,11 @@ static void master_addr_loopback(struct rep_job *job)
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
 		const struct rep_resolve *res = NULL;
-		for (size_t k = 0; k < p->nres && res == NULL; k++)
-			if (p->res[k].what != NULL && strcmp(p->res[k].what, "MASTER_ADDR") == 0 &&
-			    p->res[k].loopback)
-				res = &p->res[k];
+		const struct rep_rare *r = rep_rare(p);
+		for (size_t k = 0; k < r->nres && res == NULL; k++)
+			if (r->res[k].what != NULL && strcmp(r->res[k].what, "MASTER_ADDR") == 0 &&
+			    r->res[k].loopback)
+				res = &r->res[k];
 		if (res == NULL && !loopback_text(p->master_addr))
 			continue;
 		if (pass == 0) {
@@ -404,8 +405,9 @@ static bool mentions_shm(const struct rep_proc *p)
 				  strstr(e, "No space left") != NULL))
 			return true;
 	}
-	for (size_t i = 0; i < p->nwarns; i++)
-		if (strstr(p->warns[i], "shm") != NULL || strstr(p->warns[i], "No space left") != NULL)
+	const struct rep_rare *r = rep_rare(p);
+	for (size_t i = 0; i < r->nwarns; i++)
+		if (strstr(r->warns[i], "shm") != NULL || strstr(r->warns[i], "No space left") != NULL)
 			return true;
 	return false;
 }
@@ -452,7 +454,7 @@ void ht_rep_rules_port_in_use(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		const struct rep_bindfail *b = p->bind_fail;
+		const struct rep_bindfail *b = rep_rare(p)->bind_fail;
 		if (b == NULL || b->error == NULL || strcmp(b->error, "EADDRINUSE") != 0 ||
 		    b->role == NULL || strcmp(b->role, "other") == 0)
 			continue;

@@ -27,20 +27,20 @@ void ht_rep_rules_stale_store(struct rep_job *job)
 	const struct rep_proc *stale = NULL;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
-		const struct rep_store *s = p->store;
+		const struct rep_store *s = rep_rare(p)->store;
 		if (s != NULL && s->size > 0 && s->mtime < first - 1.0 &&
-		    (stale == NULL || s->mtime < stale->store->mtime))
+		    (stale == NULL || s->mtime < rep_rare(stale)->store->mtime))
 			stale = p;
 	}
 	if (stale == NULL)
 		return;
-	const struct rep_store *s = stale->store;
+	const struct rep_store *s = rep_rare(stale)->store;
 	/* A job that ran to its end despite it was not hurt by it. */
 	struct rep_verdict *v = ht_rep_verdict_new(job, HT_VERDICT_STALE_STORE,
 						   job->stuck || job->failed ? REP_ERROR : REP_WARNING);
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (p->store != NULL && strcmp(p->store->path, s->path) == 0)
+		if (rep_rare(p)->store != NULL && strcmp(rep_rare(p)->store->path, s->path) == 0)
 			ht_rep_blame(job, v, p);
 	}
 	ht_rep_verdict_evidence(job, v, &s->loc, NULL);
