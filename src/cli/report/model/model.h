@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hangtrace.h"
 #include "signatures.h"
@@ -22,15 +23,19 @@
 
 /* ---- where a line came from ------------------------------------------------ */
 
-/* 16 bytes (a million ranks hold about 30 each): a line's place in a file
- * of up to 1 TiB, its length up to 16 MiB (the reader skips longer ones). */
+/* 12 bytes (a million ranks hold about 30 each): a line's file, its number
+ * and where it starts. In a trace file: its byte offset, or REP_LOC_FAR
+ * past the first 4 GiB, where it is found again by its number; the line
+ * runs to its newline, less trailing blanks (ht_rep_line_len). In a
+ * digest's record: which quoted line it is (ht_rep__digest_line). The
+ * reader skips lines longer than REP_LOC_MAX_LEN or past the first TiB. */
 #define REP_LOC_OFF_BITS 40
-#define REP_LOC_MAX_LEN ((1u << (64 - REP_LOC_OFF_BITS)) - 1)
+#define REP_LOC_MAX_LEN ((1u << 24) - 1)
+#define REP_LOC_FAR UINT32_MAX
 struct rep_loc {
 	uint32_t file;		/* index in job->files; UINT32_MAX: none */
 	uint32_t line;		/* 1-based */
-	uint64_t off : REP_LOC_OFF_BITS;	/* byte offset of the line in its file */
-	uint64_t len : 64 - REP_LOC_OFF_BITS;	/* without the newline */
+	uint32_t off;
 };
 
 /* Lines count from 1: a location left zeroed (a fact never read) is none. */
@@ -38,6 +43,19 @@ struct rep_loc {
 static inline bool rep_has_loc(const struct rep_loc *l)
 {
 	return l->file != UINT32_MAX && l->line > 0;
+}
+/* The length of the line that starts at s, n bytes before the end of what
+ * was read: to its newline (*nl: one was found), less trailing blanks
+ * (carriage returns, spaces, tabs), as the reader takes it. */
+static inline size_t ht_rep_line_len(const char *s, size_t n, bool *nl)
+{
+	const char *e = memchr(s, '\n', n);
+	size_t k = e != NULL ? (size_t)(e - s) : n;
+	if (nl != NULL)
+		*nl = e != NULL;
+	while (k > 0 && (s[k - 1] == '\r' || s[k - 1] == ' ' || s[k - 1] == '\t'))
+		k--;
+	return k;
 }
 
 struct rep_file {
@@ -60,10 +78,10 @@ struct rep_file {
 #define REP_UNKNOWN INT64_MIN	/* an integer field that was absent or null */
 
 struct rep_phase {
-	bool begun, ended, errored;
 	double ts, mono;		/* of the begin line */
 	double end_ts, end_mono;	/* of the end or error line */
 	struct rep_loc begin, end;	/* end: the end or error line */
+	bool begun, ended, errored;
 };
 
 struct rep_connect {		/* aggregated per (dest, result) */
@@ -168,6 +186,7 @@ struct rep_dump {
 	bool main_seen;			/* main_loc says "main": true */
 	bool have_main, answered;
 	char state;			/* of the main thread */
+	int phase;			/* -1 unknown */
 	double cpu;			/* main thread, seconds; NAN unknown */
 	int64_t io;			/* rchar+wchar of the process; -1 unknown */
 	uint64_t stack_hash;
@@ -175,10 +194,9 @@ struct rep_dump {
 	/* Only for the latest dump: the main thread's frames, innermost first. */
 	const char **frames, **py;
 	uint32_t nframes, npy;
-	uint32_t unanswered;
-	int phase;			/* -1 unknown */
 	int64_t frames_of;		/* native frames taken from dump no (read/dumps.c), 0 */
 	const char *py_status;
+	uint32_t unanswered;
 	/* From its dump_end (doc/trace-format.md): "cut" (the dump is not
 	 * whole) and "declared": false (a look that found no stall). */
 	bool cut, undeclared;
@@ -230,13 +248,13 @@ struct rep_proc {
 	uint32_t file;
 	uint32_t lines;
 	struct rep_loc hdr;
+	struct rep_loc id_loc;		/* the line its identity (rank) is from */
 	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
 	int64_t pid, ppid, fork_parent;
 	int64_t start_ticks;		/* with host, boot and pid: the process */
 	int64_t pid_ns;			/* its pid namespace's inode, REP_UNKNOWN */
 	int64_t rank, world_size, local_rank;	/* REP_UNKNOWN when not known */
 	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
-	struct rep_loc id_loc;
 	double ts0, mono0, last_ts, last_mono, timeout;
 	/* allow-listed environment that the rules read */
 	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
@@ -298,13 +316,14 @@ struct rep_proc {
 	uint8_t ph_has;
 	bool ph_dense;
 	/* (check and ib lines: in rare) */
-
-	/* ---- the model (model.c) ---- */
-	struct rep_proc *parent;	/* traced parent on the same host */
-	int depth;
+	/* (the model's, here where they fill the padding:) */
 	bool outer;			/* a launcher wrapper around ranks of another kind */
 	bool is_main;			/* the main process of its rank */
 	bool gpu;			/* made CUDA or NCCL calls */
+	int depth;			/* in its tree */
+
+	/* ---- the model (model.c) ---- */
+	struct rep_proc *parent;	/* traced parent on the same host */
 	struct rep_proc *main;		/* for wrappers and children: their main */
 	struct rep_host *h;
 	enum rep_end_kind end;
@@ -388,6 +407,7 @@ struct rep_verdict;
 /* The digests given to the reader (read/reader.h), until it has read them. */
 struct rep_dgset;
 struct rep_dgdoc;
+struct rep_farmarks;
 
 struct rep_group {
 	int64_t *ranks;			/* sorted; procs without a rank are -1 */
@@ -421,6 +441,7 @@ struct rep_job {
 	size_t warns_dropped;
 	int nthreads;			/* readers to run (0: pick) */
 	struct rep_dgset *dg;		/* digests loaded, or NULL (read/digest_read.c) */
+	struct rep_farmarks *far;	/* where lines past 4 GiB start (read/evidence.c) */
 
 	/* model */
 	const char *kind;		/* the launcher kind of the rank numbering */

@@ -466,8 +466,8 @@ void ht_rep__digest_order(struct rep_job *job)
 /* ---- records ------------------------------------------------------------------------------ */
 
 #define BASES 16	/* as digest_write.c: a record's base is one of the last BASES */
-/* The offset of a line that was not kept (its record past any digest's) */
-#define NOT_READ ((UINT64_C(1) << REP_LOC_OFF_BITS) - 1)
+/* The place of a quoted line that was not kept (past any digest's) */
+#define NOT_READ UINT32_MAX
 
 /* A record as read: what later ones are read against (digest_write.c). */
 struct rproc {
@@ -687,6 +687,24 @@ static struct rep_dval *read_delta(struct dctx *c, int t, const char **pp, const
 	return out;
 }
 
+/* Where a location finds line j of record k when it is quoted: both in
+ * its 31 bits, or the index of the pair in d->xloc. */
+static uint32_t text_place(struct rep_dgdoc *d, size_t k, uint32_t j)
+{
+	if (k < (REP_DG_XLOC >> REP_DG_LINE_BITS) && j < (1u << REP_DG_LINE_BITS))
+		return (uint32_t)k << REP_DG_LINE_BITS | j;
+	if (k > UINT32_MAX || d->nxloc >= REP_DG_XLOC - 1)
+		return NOT_READ;
+	if (d->nxloc == d->capxloc) {
+		d->capxloc = d->capxloc ? d->capxloc * 2 : 64;
+		d->xloc = realloc(d->xloc, d->capxloc * sizeof(*d->xloc));
+		if (d->xloc == NULL)
+			abort();
+	}
+	d->xloc[d->nxloc] = (uint64_t)k << 32 | j;
+	return REP_DG_XLOC | d->nxloc++;
+}
+
 /* A member's value into the record at `at`. */
 static void set_field(struct dctx *c, char *at, unsigned type, const struct rep_dval *v)
 {
@@ -731,11 +749,7 @@ static void set_field(struct dctx *c, char *at, unsigned type, const struct rep_
 			l.file = v->file >= 0 ? file_of(c, v->file) : c->file;
 			l.line = (uint32_t)v->i;
 			/* (the line is made when it is quoted: ht_rep__digest_line) */
-			l.off = v->text >= 0 && v->text < (1 << REP_DG_LINE_BITS) &&
-						c->nread < NOT_READ >> REP_DG_LINE_BITS
-					? (uint64_t)c->nread << REP_DG_LINE_BITS | (uint64_t)v->text
-					: NOT_READ;
-			l.len = 0;
+			l.off = v->text >= 0 ? text_place(c->d, c->nread, (uint32_t)v->text) : NOT_READ;
 		}
 		memcpy(at, &l, sizeof(l));
 		break;
@@ -1691,9 +1705,17 @@ static char *line_at(const struct rep_dgdoc *d, uint64_t i, size_t *len)
 	return t;
 }
 
-char *ht_rep__digest_line(struct rep_dgdoc *d, uint64_t loc, size_t *len)
+char *ht_rep__digest_line(struct rep_dgdoc *d, uint32_t off, size_t *len)
 {
-	uint64_t k = loc >> REP_DG_LINE_BITS, j = loc & ((1u << REP_DG_LINE_BITS) - 1);
+	uint64_t k = (off & ~REP_DG_XLOC) >> REP_DG_LINE_BITS, j = off & ((1u << REP_DG_LINE_BITS) - 1);
+	if (off == NOT_READ)
+		return NULL;
+	if (off & REP_DG_XLOC) {
+		if ((off & ~REP_DG_XLOC) >= d->nxloc)
+			return NULL;
+		k = d->xloc[off & ~REP_DG_XLOC] >> 32;
+		j = d->xloc[off & ~REP_DG_XLOC] & UINT32_MAX;
+	}
 	if (k >= d->nrecs || !make_texts(d))
 		return NULL;
 	char *t = j < d->count[k] ? line_at(d, d->first[k] + j, len) : NULL;
@@ -1722,6 +1744,7 @@ void ht_rep__digest_free(struct rep_job *job)
 		free(d->base);
 		free(d->first);
 		free(d->count);
+		free(d->xloc);
 		free(d->dist);
 		free(d->xcopy);
 		free(d->why);

@@ -178,10 +178,11 @@ static size_t skip_times(const char *s, size_t n, char *buf)
 static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d)
 {
 	const struct rep_loc *l = &d->main_loc;
-	if (l->off + l->len > c->len)
+	size_t len;
+	const char *s = ht_rep__line_at(c, l, &len);
+	if (s == NULL)
 		return;
-	const char *s = c->buf + l->off;
-	const char *cut = memmem(s, l->len, ",\"frames\":[", 11);
+	const char *cut = memmem(s, len, ",\"frames\":[", 11);
 	if (cut != NULL && (size_t)(cut - s) < MAX_HEAD) {
 		static const char t[] = "{\"t\":\"thread\",";
 		char head[MAX_HEAD + 2];
@@ -198,7 +199,7 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 			json_decref(o);
 			if (!ok)
 				return;
-			struct rep_tail *x = tail_of(c, cut + 1, l->len - (size_t)(cut + 1 - s));
+			struct rep_tail *x = tail_of(c, cut + 1, len - (size_t)(cut + 1 - s));
 			if (x != NULL) {
 				take_tail(d, x);
 				return;
@@ -231,8 +232,10 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 	const struct rep_loc *l = &d->end_loc;
 	json_t *o = NULL, *whole = NULL, *own = NULL;
 	struct rep_head hd;
-	if (l->off + l->len <= c->len)
-		o = ht_rep__split_parse(c, c->buf + l->off, l->len, &hd, &own);
+	size_t len;
+	const char *s = ht_rep__line_at(c, l, &len);
+	if (s != NULL)
+		o = ht_rep__split_parse(c, s, len, &hd, &own);
 	if (o == NULL)
 		o = whole = ht_rep__parse_at(c, l);
 	if (o == NULL)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * evidence.c: the trace lines a verdict quotes. A line is found again by
- * its place (file, offset, length) in the file or buffer it came from and
+ * its place (file, offset) in the file or buffer it came from and
  * written as "FILE:LINE: {...}": its members with their own bytes, without
  * ts, mono and tid, the telling fields of its type first, cut to the
  * length asked.
@@ -15,35 +15,184 @@
 #include "read/evidence.h"
 #include "read/reader.h"
 
+/* Where the lines of a trace file past its first 4 GiB start (a location
+ * holds 32 bits of offset: those are REP_LOC_FAR): the start of every
+ * FAR_STEP-th line, found by reading the file through once, the first
+ * time one of its far lines is quoted; each is then read from its mark
+ * on. (Quoted from one thread at a time, as renderers and the digest
+ * writer do.) */
+#define FAR_STEP 4096
+struct rep_farfile {
+	uint32_t file;
+	size_t n;
+	uint64_t *off;			/* off[i]: where line i * FAR_STEP + 1 starts */
+};
+struct rep_farmarks {
+	struct rep_farfile *v;
+	size_t n, cap;
+};
+
+static const struct rep_farfile *far_marks(const struct rep_job *job, uint32_t file, int fd)
+{
+	/* (the job's cache, made when first asked for) */
+	struct rep_job *j = (struct rep_job *)job;
+	if (j->far == NULL && (j->far = calloc(1, sizeof(*j->far))) == NULL)
+		return NULL;
+	struct rep_farmarks *m = j->far;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].file == file)
+			return &m->v[i];
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 4;
+		struct rep_farfile *v = realloc(m->v, cap * sizeof(*v));
+		if (v == NULL)
+			return NULL;
+		m->v = v;
+		m->cap = cap;
+	}
+	struct rep_farfile *f = &m->v[m->n];
+	*f = (struct rep_farfile){ .file = file };
+	enum { CHUNK = 1 << 20 };
+	char *buf = malloc(CHUNK);
+	if (buf == NULL)
+		return NULL;
+	size_t cap = 0;
+	uint64_t at = 0, line = 1;	/* buf's place in the file; the line at k */
+	bool mark = true;		/* line 1 starts at 0 */
+	ssize_t r;
+	while ((r = pread(fd, buf, CHUNK, (off_t)at)) > 0) {
+		size_t k = 0;
+		for (;;) {
+			if (mark) {
+				if (k >= (size_t)r)
+					break;	/* (it starts in the next chunk) */
+				if (f->n == cap) {
+					cap = cap ? 2 * cap : 64;
+					uint64_t *o = realloc(f->off, cap * sizeof(*o));
+					if (o == NULL) {
+						free(f->off);
+						free(buf);
+						return NULL;
+					}
+					f->off = o;
+				}
+				f->off[f->n++] = at + k;
+				mark = false;
+			}
+			const char *nl = memchr(buf + k, '\n', (size_t)r - k);
+			if (nl == NULL)
+				break;
+			k = (size_t)(nl - buf) + 1;
+			mark = line++ % FAR_STEP == 0;
+		}
+		at += (uint64_t)r;
+	}
+	free(buf);
+	m->n++;
+	return f;
+}
+
+/* The line at loc of a trace file on disk (fd), from its offset (past
+ * 4 GiB: from its mark) to its newline. */
+static char *disk_line(const struct rep_job *job, int fd, const struct rep_loc *loc, size_t *n)
+{
+	enum { STEP = 4096 };
+	off_t at = loc->off;
+	char *s = NULL;
+	size_t got = 0, cap = 0;
+	if (loc->off == REP_LOC_FAR) {
+		const struct rep_farfile *f = far_marks(job, loc->file, fd);
+		size_t i = (loc->line - 1) / FAR_STEP;
+		if (f == NULL || i >= f->n)
+			return NULL;
+		at = (off_t)f->off[i];
+		uint32_t l = (uint32_t)(i * FAR_STEP + 1);
+		char buf[65536];
+		ssize_t r;
+		while (l < loc->line && (r = pread(fd, buf, sizeof(buf), at)) > 0) {
+			size_t k = 0;
+			while (l < loc->line && k < (size_t)r) {
+				const char *nl = memchr(buf + k, '\n', (size_t)r - k);
+				if (nl == NULL) {
+					k = (size_t)r;
+					break;
+				}
+				k = (size_t)(nl - buf) + 1;
+				l++;
+			}
+			at += (off_t)k;
+		}
+		if (l < loc->line)
+			return NULL;
+	}
+	for (;;) {
+		if (got + STEP + 1 > cap) {
+			cap = cap ? cap * 2 : STEP + 1;
+			char *t = realloc(s, cap);
+			if (t == NULL) {
+				free(s);
+				return NULL;
+			}
+			s = t;
+		}
+		ssize_t r = pread(fd, s + got, STEP, at + (off_t)got);
+		if (r <= 0)
+			break;
+		bool nl = memchr(s + got, '\n', (size_t)r) != NULL;
+		got += (size_t)r;
+		if (nl || got > REP_LOC_MAX_LEN)
+			break;
+	}
+	if (got == 0) {
+		free(s);
+		return NULL;
+	}
+	*n = ht_rep_line_len(s, got, NULL);
+	s[*n] = '\0';
+	return s;
+}
+
+void ht_rep__far_free(struct rep_job *job)
+{
+	for (size_t i = 0; job->far != NULL && i < job->far->n; i++)
+		free(job->far->v[i].off);
+	if (job->far != NULL)
+		free(job->far->v);
+	free(job->far);
+	job->far = NULL;
+}
+
 char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc)
 {
 	if (!rep_has_loc(loc) || loc->file >= job->nfiles)
 		return NULL;
 	const struct rep_file *f = &job->files[loc->file];
-	if (f->dgdoc != NULL) {
-		size_t n;
+	size_t n;
+	if (f->dgdoc != NULL)
 		return ht_rep__digest_line(f->dgdoc, loc->off, &n);
-	}
-	char *s = malloc((size_t)loc->len + 1);
-	if (s == NULL)
-		return NULL;
 	if (f->mem != NULL) {
-		if (loc->off + loc->len > f->memlen) {
-			free(s);
-			return NULL;
+		size_t off = loc->off;
+		if (loc->off == REP_LOC_FAR) {
+			off = 0;
+			for (uint32_t l = 1; l < loc->line && off < f->memlen; l++) {
+				const char *nl = memchr(f->mem + off, '\n', f->memlen - off);
+				off = nl != NULL ? (size_t)(nl - f->mem) + 1 : f->memlen;
+			}
 		}
-		memcpy(s, f->mem + loc->off, loc->len);
-	} else {
-		int fd = f->path != NULL ? open(f->path, O_RDONLY | O_CLOEXEC) : -1;
-		ssize_t r = fd >= 0 ? pread(fd, s, loc->len, (off_t)loc->off) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (r != (ssize_t)loc->len) {
-			free(s);
+		if (off >= f->memlen)
 			return NULL;
-		}
+		n = ht_rep_line_len(f->mem + off, f->memlen - off, NULL);
+		char *s = malloc(n + 1);
+		if (s == NULL)
+			return NULL;
+		memcpy(s, f->mem + off, n);
+		s[n] = '\0';
+		return s;
 	}
-	s[loc->len] = '\0';
+	int fd = f->path != NULL ? open(f->path, O_RDONLY | O_CLOEXEC) : -1;
+	char *s = fd >= 0 ? disk_line(job, fd, loc, &n) : NULL;
+	if (fd >= 0)
+		close(fd);
 	return s;
 }
 

@@ -9,6 +9,8 @@
 
 /* The text of a line (malloc'd, caller frees), NULL if unreadable. */
 char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc);
+/* Frees what ht_rep_line_text kept of files past 4 GiB. */
+void ht_rep__far_free(struct rep_job *job);
 /* Evidence: "FILE:LINE: {compact line without ts/mono/tid}", cut to max bytes;
  * keep (NULL-terminated) limits the fields to those named besides "t". */
 char *ht_rep_evidence(struct rep_job *job, const struct rep_loc *loc,

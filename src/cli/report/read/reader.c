@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evidence.h"
 #include "reader.h"
 
 #define MAX_FILE_WARNINGS 20	/* as rctx.c */
@@ -51,6 +52,7 @@ void ht_rep_read_free(struct rep_job *job)
 	job->warns = NULL;
 	ht_rep_vec_free(&job->procs);
 	ht_rep__digest_free(job);
+	ht_rep__far_free(job);
 	ht_rep_arena_free(&job->a);
 }
 
@@ -147,8 +149,9 @@ static bool has_key(const char *s, size_t n, const char *key, const char *val)
 	return false;
 }
 
-/* A dump line (thread, dump_end): only its place is noted. */
-static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, const char *s)
+/* A dump line (thread, dump_end; s, n bytes): only its place is noted. */
+static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, const char *s,
+		      size_t n)
 {
 	struct rep_proc *p = c->p;
 	if (p == NULL || c->open_dump < 0 || (size_t)c->open_dump >= p->ndumps)
@@ -156,13 +159,13 @@ static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, c
 	struct rep_dump *d = &p->dumps[c->open_dump];
 	if (end) {
 		d->end_loc = *loc;
-		d->cut = has_key(s, loc->len, "\"cut\"", NULL);
-		d->undeclared = has_key(s, loc->len, "\"declared\"", "false");
+		d->cut = has_key(s, n, "\"cut\"", NULL);
+		d->undeclared = has_key(s, n, "\"declared\"", "false");
 		c->open_dump = -1;
 		return;
 	}
 	d->nthreads++;
-	if (!d->main_seen && says_main(s, loc->len)) {
+	if (!d->main_seen && says_main(s, n)) {
 		d->main_loc = *loc;
 		d->main_seen = true;
 	} else if (d->nthreads == 1) {
@@ -171,21 +174,22 @@ static void dump_line(struct rep_rctx *c, bool end, const struct rep_loc *loc, c
 }
 
 static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struct rep_head *hd,
-		      json_t *o, const char *s);
+		      json_t *o, const char *s, size_t n);
 
-static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no_nl)
+/* Line loc, s (n bytes, without its newline and trailing blanks). */
+static void one_line(struct rep_rctx *c, const struct rep_loc *loc, const char *s, size_t n,
+		     bool last_no_nl)
 {
-	const char *s = c->buf + loc->off;
 	char type[32];
-	bool peeked = peek_type(s, loc->len, type, sizeof(type));
+	bool peeked = peek_type(s, n, type, sizeof(type));
 
 	if (peeked && c->p != NULL && strcmp(type, "thread") == 0) {
 		if (!last_no_nl) {
-			dump_line(c, false, loc, s);
+			dump_line(c, false, loc, s, n);
 			return;
 		}
 	} else if (peeked && c->p != NULL && strcmp(type, "dump_end") == 0 && !last_no_nl) {
-		dump_line(c, true, loc, s);
+		dump_line(c, true, loc, s, n);
 		return;
 	}
 	/* A tail seen before: only the head is parsed (lines.c); a new one
@@ -193,9 +197,9 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 	json_t *ev = NULL, *own = NULL;
 	struct rep_head hd;
 	if (peeked)
-		ev = ht_rep__split_parse(c, s, loc->len, &hd, &own);
+		ev = ht_rep__split_parse(c, s, n, &hd, &own);
 	if (ev != NULL) {
-		one_event(c, loc, &hd, ev, s);
+		one_event(c, loc, &hd, ev, s, n);
 		/* Made in the scratch block, holding no kept member: it goes
 		 * with the block, as a line parsed whole (below). */
 		if (!ht_rep__scratch_whole() || c->shared != 0)
@@ -205,7 +209,7 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		return;
 	}
 	json_error_t e;
-	json_t *o = json_loadb(s, loc->len, 0, &e);
+	json_t *o = json_loadb(s, n, 0, &e);
 	if (o == NULL) {
 		/* Still being written: the file changed seconds ago and its last
 		 * whole line is recent too (fixtures and old traces are not). */
@@ -231,7 +235,7 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 		hd.ts = ht_rep__num(o, "ts");
 		hd.mono = ht_rep__num(o, "mono");
 		hd.tid = ht_rep__int(o, "tid");
-		one_event(c, loc, &hd, o, s);
+		one_event(c, loc, &hd, o, s, n);
 	}
 	/* A line parsed whole into the scratch block goes with the block (its
 	 * values hold no other memory): no walk over it to free nothing. */
@@ -243,7 +247,7 @@ static void one_line(struct rep_rctx *c, const struct rep_loc *loc, bool last_no
 /* One event line: hd has its type and times, o its members (all of them
  * when the line was parsed whole, those after the tid when not). */
 static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struct rep_head *hd,
-		      json_t *o, const char *s)
+		      json_t *o, const char *s, size_t n)
 {
 	const char *t = hd->t;
 	if (t == NULL) {
@@ -280,7 +284,7 @@ static void one_event(struct rep_rctx *c, const struct rep_loc *loc, const struc
 	if (type_id < 0) {
 		note_unknown(c, t, loc->line);
 	} else if (type_id == HT_EV_THREAD || type_id == HT_EV_DUMP_END) {
-		dump_line(c, type_id == HT_EV_DUMP_END, loc, s);
+		dump_line(c, type_id == HT_EV_DUMP_END, loc, s, n);
 	} else {
 		ht_rep__event(c, o, type_id, loc, ts, mono);
 		if (type_id == HT_EV_EXIT)
@@ -302,9 +306,7 @@ static void read_buffer(struct rep_rctx *c)
 		const char *nl = memchr(s, '\n', c->len - off);
 		size_t n = nl != NULL ? (size_t)(nl - s) : c->len - off;
 		line++;
-		size_t k = n;
-		while (k > 0 && (s[k - 1] == '\r' || s[k - 1] == ' ' || s[k - 1] == '\t'))
-			k--;
+		size_t k = ht_rep_line_len(s, n, NULL);
 		if (k == 0 && nl == NULL)
 			break;
 		if (line == 1 && !starts_header(s, k)) {
@@ -318,8 +320,9 @@ static void read_buffer(struct rep_rctx *c)
 			ht_rep__warn(c, line, k > REP_LOC_MAX_LEN ? "line longer than 16 MiB, ignored"
 							   : "line past the file's first TiB, ignored");
 		} else {
-			struct rep_loc loc = { c->file, line, off, k };
-			one_line(c, &loc, nl == NULL);
+			struct rep_loc loc = { c->file, line,
+					       off < REP_LOC_FAR ? (uint32_t)off : REP_LOC_FAR };
+			one_line(c, &loc, s, k, nl == NULL);
 		}
 		off += n + (nl != NULL ? 1 : 0);
 	}

@@ -61,6 +61,8 @@ struct rep_dgdoc {
 	uint32_t *tlen;			/* (digest.h) of line base[i] */
 	int64_t *base;
 	size_t ntexts, captexts;
+	uint64_t *xloc;			/* the quoted lines of records or lines past */
+	uint32_t nxloc, capxloc;	/* a location's bits: k << 32 | j (REP_DG_XLOC) */
 };
 struct rep_dgset {
 	struct rep_dgdoc **docs;
@@ -78,11 +80,13 @@ struct rep_dgset {
 	struct rep_unknown unk[64];	/* then: the unknown event types counted */
 	size_t nunk;
 };
-/* The quoted line of digest d at loc (line j of its record k: k << 16 |
- * j, in a location's 40 bits), made (malloc'd, NUL-terminated, *len
- * bytes); NULL when it cannot be. */
-#define REP_DG_LINE_BITS 16
-char *ht_rep__digest_line(struct rep_dgdoc *d, uint64_t loc, size_t *len);
+/* The quoted line of digest d at off (a location's: its line j of its
+ * record k, k << REP_DG_LINE_BITS | j while k and j fit, else
+ * REP_DG_XLOC and the index of (k, j) in d's own table), made (malloc'd,
+ * NUL-terminated, *len bytes); NULL when it cannot be. */
+#define REP_DG_LINE_BITS 10
+#define REP_DG_XLOC (UINT32_C(1) << 31)
+char *ht_rep__digest_line(struct rep_dgdoc *d, uint32_t off, size_t *len);
 /* Reads the digests given and adds them to the job, then puts the job's
  * files in name order (folder by folder, as one folder's listing is),
  * before the trace files are read. */
@@ -243,6 +247,9 @@ json_t *ht_rep__members_parse(struct rep_rctx *c, const char *s, size_t n,
 void ht_rep__members_free(struct rep_mcache *t);
 /* Parses the line at loc of the current file (NULL when it is not an object). */
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc);
+/* The line at loc in the file being read (its bytes to its newline, less
+ * trailing blanks: *n), or NULL when it is not in it. */
+const char *ht_rep__line_at(struct rep_rctx *c, const struct rep_loc *loc, size_t *n);
 
 /* Events of parse_facts.c (see ht_rep__event). */
 void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
