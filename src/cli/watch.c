@@ -101,7 +101,7 @@ static double wall_now(void)
  * (SIGKILL); the model cannot know it until the traces say so. */
 static bool gone(const struct screen *s, const struct rep_proc *p)
 {
-	return p->end == REP_RUNNING && p->host != NULL && strcmp(p->host, s->host) == 0 &&
+	return p->end == REP_RUNNING && rep_id(p)->host != NULL && strcmp(rep_id(p)->host, s->host) == 0 &&
 	       p->pid > 0 && kill((pid_t)p->pid, 0) != 0 && errno == ESRCH;
 }
 
@@ -161,7 +161,7 @@ static void ranks_lines(struct rep_job *job, const struct screen *s, struct fram
 					  ht_rep_phase_name(p->cur_phase), st);
 			char who[32];
 			snprintf(who, sizeof(who), "%lld", (long long)p->rank);
-			line(f, s, false, "%-22s %-14.14s %-17s %8s  %s", who, p->host,
+			line(f, s, false, "%-22s %-14.14s %-17s %8s  %s", who, rep_id(p)->host,
 			     ht_rep_phase_name(p->cur_phase), secs(job, in_phase(p, now)), st);
 		}
 		return;

@@ -141,7 +141,7 @@ START_TEST(test_records)
 	ck_assert(first->have_exit);
 	ck_assert_uint_eq(first->ndumps, 3);
 	ck_assert(first->dumps[2].have_main);
-	ck_assert_str_eq(second->host, "n1");
+	ck_assert_str_eq(rep_id(second)->host, "n1");
 	ck_assert_int_eq(second->pid, 9);
 	ck_assert_int_eq(second->rank, 0);
 	ck_assert(second->ts0 > first->ts0);

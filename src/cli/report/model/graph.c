@@ -280,7 +280,7 @@ static bool wait_store(struct rep_job *job, struct rep_proc *p, const int64_t *z
 			p->nwaits_for = 1;
 		} else {
 			p->waits_on = ht_rep_printf(&job->a, "%s (pid %lld on %s)", e,
-						    (long long)l->pid, l->host);
+						    (long long)l->pid, rep_id(l)->host);
 		}
 		return false;
 	}
@@ -382,8 +382,8 @@ void ht_rep_graph(struct rep_job *job)
 		struct rep_proc *p = job->mains.v[i];
 		for (size_t k = 0; k < p->rel.n; k++) {
 			struct rep_proc *q = p->rel.v[k];
-			if (q->parent == p && q->last_dump != NULL && q->relevant != NULL &&
-			    strcmp(q->relevant, "fork") == 0) {
+			if (q->parent == p && q->last_dump != NULL && rep_id(q)->relevant != NULL &&
+			    strcmp(rep_id(q)->relevant, "fork") == 0) {
 				q->sig = stack_sig(&cache, q->last_dump);
 				q->doing = doing_of(job, q);
 			}
@@ -436,8 +436,8 @@ void ht_rep_graph(struct rep_job *job)
 			const char *first = NULL;
 			for (size_t k = 0; k < p->rel.n; k++) {
 				struct rep_proc *q = p->rel.v[k];
-				if (q->parent == p && q->relevant != NULL &&
-				    strcmp(q->relevant, "fork") == 0 && q->nexec == 0) {
+				if (q->parent == p && rep_id(q)->relevant != NULL &&
+				    strcmp(rep_id(q)->relevant, "fork") == 0 && q->nexec == 0) {
 					if (first == NULL)
 						first = ht_rep_printf(&job->a, "%lld", (long long)q->pid);
 					workers++;

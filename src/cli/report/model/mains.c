@@ -135,7 +135,7 @@ static int cmp_cand(const void *a, const void *b)
 	const struct cand *x = a, *y = b;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
-	int c = x->p->host == y->p->host ? 0 : strcmp(x->p->host, y->p->host);
+	int c = rep_id(x->p)->host == rep_id(y->p)->host ? 0 : strcmp(rep_id(x->p)->host, rep_id(y->p)->host);
 	if (c != 0)
 		return c;
 	if (x->top != y->top)
@@ -201,8 +201,8 @@ void ht_rep__choose_mains(struct rep_job *job)
 			struct rep_proc *q = mains.v[k];
 			if (q->rank != p->rank)
 				break;
-			bool here = strcmp(p->host, q->host) == 0 && p->boot_id != NULL &&
-				    q->boot_id != NULL && strcmp(p->boot_id, q->boot_id) == 0;
+			bool here = strcmp(rep_id(p)->host, rep_id(q)->host) == 0 && rep_id(p)->boot_id != NULL &&
+				    rep_id(q)->boot_id != NULL && strcmp(rep_id(p)->boot_id, rep_id(q)->boot_id) == 0;
 			if (q->is_main && ht_rep_end_time(p) <= q->ts0 + (here ? 0 : 1)) {
 				superseded = true;
 				p->main = q;

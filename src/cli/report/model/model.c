@@ -50,6 +50,28 @@ const struct rep_rare ht_rep_rare_none = {
 	.degraded_loc = REP_NOLOC,
 };
 
+const struct rep_ident ht_rep_ident_none;
+
+const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idcache *cache,
+					    const struct rep_ident *id)
+{
+	for (unsigned i = 0; i < REP_IDCACHE; i++)
+		if (cache->v[i] != NULL && memcmp(cache->v[i], id, sizeof(*id)) == 0)
+			return cache->v[i];
+	struct rep_ident *n = ht_rep_alloc(a, sizeof(*n));
+	*n = *id;
+	cache->v[cache->next++ % REP_IDCACHE] = n;
+	return n;
+}
+
+struct rep_ident *ht_rep_ident_w(struct rep_arena *a, struct rep_proc *p)
+{
+	struct rep_ident *n = ht_rep_alloc(a, sizeof(*n));
+	*n = *rep_id(p);
+	p->id = n;
+	return n;
+}
+
 struct rep_rare *ht_rep_rare_w(struct rep_arena *a, struct rep_proc *p)
 {
 	if (p->rare == NULL) {
@@ -80,15 +102,15 @@ const char *ht_rep_who(struct rep_job *job, const struct rep_proc *p)
 		return ht_rep_printf(&job->a, "rank %lld", (long long)p->rank);
 	if (p->rank != REP_UNKNOWN && p->id_kind != NULL)
 		return ht_rep_printf(&job->a, "pid %lld on %s (%s rank %lld)", (long long)p->pid,
-				     p->host, p->id_kind, (long long)p->rank);
-	return ht_rep_printf(&job->a, "pid %lld on %s", (long long)p->pid, p->host);
+				     rep_id(p)->host, p->id_kind, (long long)p->rank);
+	return ht_rep_printf(&job->a, "pid %lld on %s", (long long)p->pid, rep_id(p)->host);
 }
 
 /* ---- per process ------------------------------------------------------------- */
 
 static bool gpu_active(const struct rep_proc *p)
 {
-	if (p->relevant != NULL && (strcmp(p->relevant, "cuda") == 0 || strcmp(p->relevant, "nccl") == 0))
+	if (rep_id(p)->relevant != NULL && (strcmp(rep_id(p)->relevant, "cuda") == 0 || strcmp(rep_id(p)->relevant, "nccl") == 0))
 		return true;
 	for (int i = HT_PHASE_CUDA_INIT; i < HT_PHASE_COUNT; i++)
 		if (rep_ph(p, i)->begun)
@@ -100,7 +122,7 @@ static bool gpu_active(const struct rep_proc *p)
 /* A DataLoader-style worker: forked from a traced process and never exec'd. */
 bool ht_rep__fork_worker(const struct rep_proc *p)
 {
-	return p->relevant != NULL && strcmp(p->relevant, "fork") == 0 && p->nexec == 0;
+	return rep_id(p)->relevant != NULL && strcmp(rep_id(p)->relevant, "fork") == 0 && p->nexec == 0;
 }
 
 /* Wall time of the process's last phase transition. */
@@ -160,8 +182,8 @@ static void here_init(struct here *h)
  * zombie. Known at once, where the watchdog's silence takes a deadline. */
 static bool gone_here(const struct here *h, const struct rep_proc *p)
 {
-	if (h->ns <= 0 || h->boot[0] == '\0' || p->boot_id == NULL || p->pid_ns != h->ns ||
-	    strcmp(p->boot_id, h->boot) != 0 || p->pid <= 0 || p->start_ticks == REP_UNKNOWN)
+	if (h->ns <= 0 || h->boot[0] == '\0' || rep_id(p)->boot_id == NULL || p->pid_ns != h->ns ||
+	    strcmp(rep_id(p)->boot_id, h->boot) != 0 || p->pid <= 0 || p->start_ticks == REP_UNKNOWN)
 		return false;
 	char path[48];
 	struct ht_stat st;
@@ -320,8 +342,8 @@ static int cmp_host_pid(const void *a, const void *b)
 
 static bool same_boot(const struct rep_proc *a, const struct rep_proc *b)
 {
-	return a->boot_id == NULL || b->boot_id == NULL || a->boot_id == b->boot_id ||
-	       strcmp(a->boot_id, b->boot_id) == 0;
+	return rep_id(a)->boot_id == NULL || rep_id(b)->boot_id == NULL || rep_id(a)->boot_id == rep_id(b)->boot_id ||
+	       strcmp(rep_id(a)->boot_id, rep_id(b)->boot_id) == 0;
 }
 
 static void link_parents(struct rep_proc **s, size_t n)
@@ -335,14 +357,14 @@ static void link_parents(struct rep_proc **s, size_t n)
 		size_t lo = 0, hi = n;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
-			int c = strcmp(s[mid]->host, p->host);
+			int c = strcmp(rep_id(s[mid])->host, rep_id(p)->host);
 			if (c < 0 || (c == 0 && s[mid]->pid < want))
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		struct rep_proc *best = NULL;
-		for (size_t k = lo; k < n && s[k]->pid == want && strcmp(s[k]->host, p->host) == 0; k++)
+		for (size_t k = lo; k < n && s[k]->pid == want && strcmp(rep_id(s[k])->host, rep_id(p)->host) == 0; k++)
 			if (same_boot(s[k], p) && !(s[k]->ts0 > p->ts0 + 1))
 				best = s[k];	/* the latest that started before the child */
 		p->parent = best;
@@ -502,11 +524,11 @@ static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
 	job->hosts = malloc(cap * sizeof(*job->hosts));
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		while (j < n && strcmp(s[j]->host, s[i]->host) == 0)
+		while (j < n && strcmp(rep_id(s[j])->host, rep_id(s[i])->host) == 0)
 			j++;
 		struct rep_host *h = ht_rep_alloc(&job->a, sizeof(*h));
-		h->name = s[i]->host;
-		h->boot_id = s[i]->boot_id;
+		h->name = rep_id(s[i])->host;
+		h->boot_id = rep_id(s[i])->boot_id;
 		h->first_ts = INFINITY;
 		h->now = -INFINITY;
 		for (size_t k = i; k < j; k++) {
@@ -557,14 +579,14 @@ static const char *framework(struct rep_job *job)
 		/* From what every record has (command line, environment,
 		 * connect roles), never from a dump's frames: the label must
 		 * not change with whether a dump happened. */
-		const char *f = p->fw_hint;
+		const char *f = rep_id(p)->fw_hint;
 		for (size_t k = 0; f == NULL && k < p->nconn; k++)
 			if (p->conn[k].role != NULL && strcmp(p->conn[k].role, "jax_coordinator") == 0)
 				f = "jax";
-		if (f == NULL && p->master_addr != NULL && p->exe != NULL &&
-		    strstr(p->exe, "python") != NULL)
+		if (f == NULL && rep_id(p)->master_addr != NULL && rep_id(p)->exe != NULL &&
+		    strstr(rep_id(p)->exe, "python") != NULL)
 			f = "pytorch";	/* MASTER_ADDR: torch.distributed's env:// */
-		if (f == NULL && p->exe != NULL && strstr(p->exe, "python") != NULL)
+		if (f == NULL && rep_id(p)->exe != NULL && strstr(rep_id(p)->exe, "python") != NULL)
 			f = "python";
 		if (f == NULL) {
 			native = true;
@@ -615,7 +637,7 @@ void ht_rep_model(struct rep_job *job)
 	if (k == NULL)
 		abort();
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct host_pid){ s[i]->host, s[i]->pid, s[i]->ts0, s[i] };
+		k[i] = (struct host_pid){ rep_id(s[i])->host, s[i]->pid, s[i]->ts0, s[i] };
 	rep_sort(k, n, sizeof(*k), cmp_host_pid);
 	for (size_t i = 0; i < n; i++)
 		s[i] = k[i].p;
@@ -640,8 +662,8 @@ void ht_rep_model(struct rep_job *job)
 	free(s);
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		if (p->job != NULL && job->job_id == NULL)
-			job->job_id = p->job;
+		if (rep_id(p)->job != NULL && job->job_id == NULL)
+			job->job_id = rep_id(p)->job;
 	}
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];

@@ -244,21 +244,35 @@ struct rep_rare {
 /* The size of a struct rep_rare's members that the digest's table holds. */
 #define REP_RARE_FIELDS offsetof(struct rep_rare, listen)
 
+/* What a process says of where and how it runs that the processes of a
+ * host share (its header's): one struct for those that say the same, as
+ * the reader that read them found (ht_rep_ident_intern), read through
+ * rep_id(). */
+struct rep_ident {
+	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
+	/* allow-listed environment that the rules read */
+	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
+	const char *fw_hint;		/* framework seen in cmdline or env */
+};
+/* The last idents a reader made, to share (model.c). */
+#define REP_IDCACHE 8
+struct rep_idcache {
+	const struct rep_ident *v[REP_IDCACHE];
+	unsigned next;
+};
+
 struct rep_proc {
 	uint32_t file;
 	uint32_t lines;
 	struct rep_loc hdr;
 	struct rep_loc id_loc;		/* the line its identity (rank) is from */
-	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
+	const struct rep_ident *id;	/* host, boot, launcher, job, exe, ...: rep_id() */
 	int64_t pid, ppid, fork_parent;
 	int64_t start_ticks;		/* with host, boot and pid: the process */
 	int64_t pid_ns;			/* its pid namespace's inode, REP_UNKNOWN */
 	int64_t rank, world_size, local_rank;	/* REP_UNKNOWN when not known */
 	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
 	double ts0, mono0, last_ts, last_mono, timeout;
-	/* allow-listed environment that the rules read */
-	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
-	const char *fw_hint;		/* framework seen in cmdline or env */
 	bool cuda_inherited, truncated;
 	bool dropped;			/* a copy of a record read from another file */
 
@@ -376,6 +390,19 @@ static inline const struct rep_phase *rep_ph(const struct rep_proc *p, int i)
 /* Phase i of p, to write (0 <= i < HT_PHASE_COUNT): p's phases made dense
  * in a the first time (the trace reader's). */
 struct rep_phase *ht_rep_ph_w(struct rep_arena *a, struct rep_proc *p, int i);
+
+/* What a process without a struct rep_ident says: nothing. */
+extern const struct rep_ident ht_rep_ident_none;
+static inline const struct rep_ident *rep_id(const struct rep_proc *p)
+{
+	return p->id != NULL ? p->id : &ht_rep_ident_none;
+}
+/* id, shared with one of the last that cache saw that is the same (the
+ * same strings: a reader's are interned), else a copy of it made in a. */
+const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idcache *cache,
+					    const struct rep_ident *id);
+/* p's, to write: a copy of its own made in a. */
+struct rep_ident *ht_rep_ident_w(struct rep_arena *a, struct rep_proc *p);
 
 /* What a process without a struct rep_rare has: no NCCL id (its result
  * REP_UNKNOWN), no location, nothing else. */

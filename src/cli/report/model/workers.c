@@ -140,12 +140,12 @@ static const char *native_where(struct rep_job *job, const struct rep_dump *d, b
 
 static bool fork_child(const struct rep_proc *q)
 {
-	return q->relevant != NULL && strcmp(q->relevant, "fork") == 0 && q->nexec == 0;
+	return rep_id(q)->relevant != NULL && strcmp(rep_id(q)->relevant, "fork") == 0 && q->nexec == 0;
 }
 
 static bool python_proc(const struct rep_proc *p)
 {
-	return p->exe != NULL && strstr(p->exe, "python") != NULL;
+	return rep_id(p)->exe != NULL && strstr(rep_id(p)->exe, "python") != NULL;
 }
 
 static const struct rep_dump *first_dump(const struct rep_proc *q)

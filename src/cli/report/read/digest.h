@@ -56,21 +56,24 @@ struct rep_fd {
  * table: its offset there, marked. ht_dg_at finds it. */
 #define FD_RARE ((size_t)1 << 30)
 #define FDR(f) { #f, REP_FT_OF(((struct rep_rare *)0)->f), FD_RARE | offsetof(struct rep_rare, f) }
+/* A member of a process's struct rep_ident (model.h), the same way. */
+#define FD_ID ((size_t)1 << 29)
+#define FDI(f) { #f, REP_FT_OF(((struct rep_ident *)0)->f), FD_ID | offsetof(struct rep_ident, f) }
 
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
  * model" in model.h) are not written: the model makes them again. */
 static const struct rep_fd rep_dg_proc[] = {
-	FD(rep_proc, hdr), FD(rep_proc, host), FD(rep_proc, boot_id), FD(rep_proc, launcher),
-	FD(rep_proc, job), FD(rep_proc, relevant), FD(rep_proc, exe), FD(rep_proc, cmd),
+	FD(rep_proc, hdr), FDI(host), FDI(boot_id), FDI(launcher),
+	FDI(job), FDI(relevant), FDI(exe), FDI(cmd),
 	FD(rep_proc, pid), FD(rep_proc, ppid), FD(rep_proc, fork_parent),
 	FD(rep_proc, start_ticks), FD(rep_proc, pid_ns), FD(rep_proc, rank),
 	FD(rep_proc, world_size), FD(rep_proc, local_rank), FD(rep_proc, id_kind),
 	FD(rep_proc, id_loc), FD(rep_proc, ts0), FD(rep_proc, mono0), FD(rep_proc, last_ts),
 	FD(rep_proc, last_mono), FD(rep_proc, timeout), FD(rep_proc, cuda_inherited),
-	FD(rep_proc, truncated), FD(rep_proc, lines), FD(rep_proc, cvd),
-	FD(rep_proc, master_addr), FD(rep_proc, master_port), FD(rep_proc, nccl_comm_id),
-	FD(rep_proc, fw_hint), FD(rep_proc, cur_phase), FD(rep_proc, epoch), FD(rep_proc, nexec),
+	FD(rep_proc, truncated), FD(rep_proc, lines), FDI(cvd),
+	FDI(master_addr), FDI(master_port), FDI(nccl_comm_id),
+	FDI(fw_hint), FD(rep_proc, cur_phase), FD(rep_proc, epoch), FD(rep_proc, nexec),
 	FD(rep_proc, cuda_init.via), FD(rep_proc, cuda_init.error), FD(rep_proc, cuda_init.libcuda),
 	FD(rep_proc, cuda_init.result), FD(rep_proc, cuda_init.driver_version),
 	FD(rep_proc, cuda_init.runtime_version), FD(rep_proc, cuda_init.stub),
@@ -316,11 +319,13 @@ void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, siz
 const size_t *ht_dg_locs(int t, size_t *n);
 /* Where the member at off (a struct rep_fd's) of record rec of table t is:
  * a process's rare member in its struct rep_rare (ht_rep_rare_none when it
- * has none, so only to read). */
+ * has none, so only to read), its ident's in its struct rep_ident. */
 static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 {
 	if (t == DG_PROC && (off & FD_RARE))
 		return (const char *)rep_rare(rec) + (off & ~FD_RARE);
+	if (t == DG_PROC && (off & FD_ID))
+		return (const char *)rep_id(rec) + (off & ~FD_ID);
 	return (const char *)rec + off;
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most

@@ -518,6 +518,7 @@ struct dctx {
 	struct rproc ring[BASES + 1];	/* the record read and its bases */
 	size_t nread;
 	struct rproc *cur;
+	struct rep_idcache ids;		/* the idents its records made, to share */
 };
 
 /* Makes r ready for another record, its memory kept (free: given back). */
@@ -769,13 +770,17 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	const struct rep_fd *fd = rep_dg_tabs[t].fd;
 	/* A process's rare members: kept when one is not ht_rep_rare_none's */
 	struct rep_rare r;
+	struct rep_ident id = { 0 };	/* and its ident, shared when the same */
 	if (t == DG_PROC)
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
 		set_field(c, fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
+			  fd[i].off & FD_ID ? (char *)&id + (fd[i].off & ~FD_ID) :
 			  (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
+	if (t == DG_PROC)
+		((struct rep_proc *)base)->id = ht_rep_ident_intern(c->a, &c->ids, &id);
 	if (keep != NULL)
 		*keep = v;
 	return ok;
@@ -1320,8 +1325,8 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 	pr->work = -1;		/* as the reader leaves it (parse.c) */
 	/* What the reader of trace files makes sure of, made sure of here
 	 * too (a digest's values read but out of range: not the writer's) */
-	if (pr->host == NULL)
-		pr->host = "?";
+	if (rep_id(pr)->host == NULL)
+		ht_rep_ident_w(c->a, pr)->host = "?";
 	if (!(pr->timeout > 0))
 		pr->timeout = 300;
 	if (pr->rank != REP_UNKNOWN && pr->rank < 0)

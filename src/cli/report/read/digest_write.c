@@ -529,8 +529,9 @@ static struct wproc *base_of(struct wctx *w, const struct rep_proc *p, size_t *d
 	size_t avail = w->nwritten < BASES ? w->nwritten : BASES;
 	for (size_t d = 1; d <= avail; d++) {
 		struct wproc *r = &w->ring[(w->nwritten - d) % (BASES + 1)];
-		if ((r->cmd == p->cmd || (r->cmd != NULL && p->cmd != NULL && strcmp(r->cmd, p->cmd) == 0)) &&
-		    (r->exe == p->exe || (r->exe != NULL && p->exe != NULL && strcmp(r->exe, p->exe) == 0))) {
+		const struct rep_ident *id = rep_id(p);
+		if ((r->cmd == id->cmd || (r->cmd != NULL && id->cmd != NULL && strcmp(r->cmd, id->cmd) == 0)) &&
+		    (r->exe == id->exe || (r->exe != NULL && id->exe != NULL && strcmp(r->exe, id->exe) == 0))) {
 			*dist = d;
 			return r;
 		}
@@ -656,8 +657,8 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 	struct wproc *r = &w->ring[w->nwritten % (BASES + 1)];
 	wproc_clear(r, false);
 	w->cur = r;
-	r->cmd = p->cmd;
-	r->exe = p->exe;
+	r->cmd = rep_id(p)->cmd;
+	r->exe = rep_id(p)->exe;
 	w->file = p->file;
 	struct rep_buf o = { 0 };
 	ht_rep_buf_addn(&o, "F", 1);

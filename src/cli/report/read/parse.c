@@ -78,7 +78,7 @@ static const char *fw_from_text(const char *s)
 	return NULL;
 }
 
-static void header_cmd(struct rep_rctx *c, struct rep_proc *p, json_t *cmd)
+static void header_cmd(struct rep_rctx *c, struct rep_ident *p, json_t *cmd)
 {
 	struct rep_buf b = { 0 };
 	size_t i;
@@ -100,11 +100,11 @@ static void header_cmd(struct rep_rctx *c, struct rep_proc *p, json_t *cmd)
 	}
 	if (b.n > 160)
 		memcpy(b.s + rep_utf8_cut(b.s, 157), "...", 4);
-	p->cmd = ht_rep_strdup(&c->a, b.s != NULL ? b.s : "");
+	p->cmd = b.s != NULL ? ht_rep_intern(&c->a, b.s, strlen(b.s)) : ht_rep_intern(&c->a, "", 0);
 	ht_rep_buf_free(&b);
 }
 
-static void header_env(struct rep_rctx *c, struct rep_proc *p, json_t *env)
+static void header_env(struct rep_rctx *c, struct rep_ident *p, json_t *env)
 {
 	p->cvd = ht_rep__str(&c->a, env, "CUDA_VISIBLE_DEVICES");
 	p->master_addr = ht_rep__str(&c->a, env, "MASTER_ADDR");
@@ -126,17 +126,18 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 		   double mono)
 {
 	struct rep_proc *p = ht_rep_alloc(&c->a, sizeof(*p));
+	struct rep_ident id = { 0 };
 
 	p->file = c->file;
 	p->hdr = *loc;
-	p->host = ht_rep__str(&c->a, o, "host");
-	if (p->host == NULL)
-		p->host = "?";
-	p->boot_id = ht_rep__str(&c->a, o, "boot_id");
-	p->launcher = ht_rep__str(&c->a, o, "launcher");
-	p->job = ht_rep__str(&c->a, o, "job");
-	p->relevant = ht_rep__str(&c->a, o, "relevant");
-	p->exe = ht_rep__str(&c->a, o, "exe");
+	id.host = ht_rep__str(&c->a, o, "host");
+	if (id.host == NULL)
+		id.host = "?";
+	id.boot_id = ht_rep__str(&c->a, o, "boot_id");
+	id.launcher = ht_rep__str(&c->a, o, "launcher");
+	id.job = ht_rep__str(&c->a, o, "job");
+	id.relevant = ht_rep__str(&c->a, o, "relevant");
+	id.exe = ht_rep__str(&c->a, o, "exe");
 	p->pid = ht_rep__int(o, "pid");
 	p->ppid = ht_rep__int(o, "ppid");
 	p->start_ticks = ht_rep__int(o, "start_ticks");
@@ -148,7 +149,7 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	if (p->rank != REP_UNKNOWN && p->rank < 0)
 		p->rank = REP_UNKNOWN;
 	if (p->rank != REP_UNKNOWN) {
-		p->id_kind = p->launcher != NULL ? p->launcher : "unknown";
+		p->id_kind = id.launcher != NULL ? id.launcher : "unknown";
 		p->id_loc = *loc;
 	}
 	p->ts0 = p->last_ts = p->last_ev_ts = ts;
@@ -168,12 +169,13 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	p->work = -1;
 	json_t *cmd = json_object_get(o, "cmdline");
 	if (json_is_array(cmd))
-		header_cmd(c, p, cmd);
+		header_cmd(c, &id, cmd);
 	json_t *env = json_object_get(o, "env");
 	if (json_is_object(env))
-		header_env(c, p, env);
-	if (p->fw_hint == NULL)
-		p->fw_hint = fw_from_text(p->exe);
+		header_env(c, &id, env);
+	if (id.fw_hint == NULL)
+		id.fw_hint = fw_from_text(id.exe);
+	p->id = ht_rep_ident_intern(&c->a, &c->ids, &id);
 	c->p = p;
 	c->open_dump = -1;
 	ht_rep_vec_push(&c->procs, p);

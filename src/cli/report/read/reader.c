@@ -525,9 +525,9 @@ static int cmp_identity(const void *a, const void *b)
 
 static bool same_process(const struct rep_proc *x, const struct rep_proc *y)
 {
-	return x->host != NULL && y->host != NULL && x->boot_id != NULL && y->boot_id != NULL &&
+	return rep_id(x)->host != NULL && rep_id(y)->host != NULL && rep_id(x)->boot_id != NULL && rep_id(y)->boot_id != NULL &&
 	       x->pid != REP_UNKNOWN && x->start_ticks != REP_UNKNOWN &&
-	       strcmp(x->host, y->host) == 0 && strcmp(x->boot_id, y->boot_id) == 0 &&
+	       strcmp(rep_id(x)->host, rep_id(y)->host) == 0 && strcmp(rep_id(x)->boot_id, rep_id(y)->boot_id) == 0 &&
 	       x->pid == y->pid && x->start_ticks == y->start_ticks;
 }
 
@@ -549,8 +549,8 @@ static void drop_copies(struct rep_job *job)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rep_proc *p = job->procs.v[i];
-		k[i] = (struct identity){ p->host != NULL ? p->host : "",
-					  p->boot_id != NULL ? p->boot_id : "", p->pid,
+		k[i] = (struct identity){ rep_id(p)->host != NULL ? rep_id(p)->host : "",
+					  rep_id(p)->boot_id != NULL ? rep_id(p)->boot_id : "", p->pid,
 					  p->start_ticks, p->lines, job->procs.v[i] };
 	}
 	rep_sort(k, n, sizeof(*k), cmp_identity);
@@ -566,7 +566,7 @@ static void drop_copies(struct rep_job *job)
 			continue;
 		ht_rep_warn(job, s[i]->file, 0,
 			    "the same process as %s (host %s, pid %lld, same start): read once",
-			    job->files[s[k]->file].name, s[i]->host, (long long)s[i]->pid);
+			    job->files[s[k]->file].name, rep_id(s[i])->host, (long long)s[i]->pid);
 		s[i]->dropped = true;
 		s[i] = NULL;
 		dropped = true;

@@ -176,6 +176,7 @@ struct rep_rctx {
 	struct rep_mcache members;
 	int64_t tid;			/* the current event line's tid */
 	uint32_t shared;		/* kept members set in objects since the line began */
+	struct rep_idcache ids;		/* the idents its headers made, to share */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

@@ -272,7 +272,7 @@ int ht_rep_chrome(struct rep_job *job, FILE *f)
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
 		char label[512], who[32];
-		snprintf(label, sizeof(label), "rank %lld (host %s)", (long long)p->rank, p->host);
+		snprintf(label, sizeof(label), "rank %lld (host %s)", (long long)p->rank, rep_id(p)->host);
 		snprintf(who, sizeof(who), "rank %lld", (long long)p->rank);
 		one(job, &c, p, p->rank, label, who);
 	}
@@ -280,7 +280,7 @@ int ht_rep_chrome(struct rep_job *job, FILE *f)
 	for (size_t i = 0; i < job->unranked.n; i++) {
 		const struct rep_proc *p = job->unranked.v[i];
 		char label[512];
-		snprintf(label, sizeof(label), "no rank (host %s pid %lld)", p->host, (long long)p->pid);
+		snprintf(label, sizeof(label), "no rank (host %s pid %lld)", rep_id(p)->host, (long long)p->pid);
 		one(job, &c, p, UNRANKED_PID + (int64_t)i, label, "no rank");
 	}
 	for (size_t i = 0; i < job->mains.n; i++)

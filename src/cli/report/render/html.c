@@ -173,11 +173,11 @@ static void row_add(struct row *r, struct rep_proc *p)
 	}
 	r->ranks[r->nranks++] = p->rank;
 	if (r->host0 == NULL)
-		r->host0 = p->host;
-	if (r->last_host == NULL || strcmp(r->last_host, p->host != NULL ? p->host : "") != 0) {
+		r->host0 = rep_id(p)->host;
+	if (r->last_host == NULL || strcmp(r->last_host, rep_id(p)->host != NULL ? rep_id(p)->host : "") != 0) {
 		r->nhosts++;
-		r->last_host = p->host != NULL ? p->host : "";
-		r->host1 = p->host;
+		r->last_host = rep_id(p)->host != NULL ? rep_id(p)->host : "";
+		r->host1 = rep_id(p)->host;
 	}
 }
 
@@ -371,7 +371,7 @@ static json_t *rows_json(struct rep_job *job, double span, bool *grouped, size_t
 				json_object_set_new(o, "label", json_sprintf("rank %lld (pid %lld)",
 									      (long long)p->rank,
 									      (long long)p->pid));
-				json_object_set_new(o, "host", json_sprintf("host %s", p->host));
+				json_object_set_new(o, "host", json_sprintf("host %s", rep_id(p)->host));
 				json_array_append_new(rows, o);
 			}
 		}
@@ -414,7 +414,7 @@ static json_t *rows_json(struct rep_job *job, double span, bool *grouped, size_t
 		json_t *o = row_json(job, p, span);
 		json_object_set_new(o, "ranks", json_string(""));
 		json_object_set_new(o, "label", json_sprintf("pid %lld, no rank", (long long)p->pid));
-		json_object_set_new(o, "host", json_sprintf("host %s, without a rank", p->host));
+		json_object_set_new(o, "host", json_sprintf("host %s, without a rank", rep_id(p)->host));
 		json_array_append_new(rows, o);
 	}
 	link_rows(rows);

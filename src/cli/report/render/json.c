@@ -89,7 +89,7 @@ static json_t *rank_entry(struct rep_job *job, const struct rep_proc *p, bool ra
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "rank", ranked ? json_integer(p->rank) : json_null());
-	json_object_set_new(o, "host", text(p->host));
+	json_object_set_new(o, "host", text(rep_id(p)->host));
 	json_object_set_new(o, "pid", json_integer(p->pid));
 	json_object_set_new(o, "phase", str_or_null(ht_phase_name(p->cur_phase)));
 	json_object_set_new(o, "stalled", json_boolean(p->stalled));
@@ -210,7 +210,7 @@ static json_t *group_object(const struct rep_group *g)
 	for (size_t i = 0; i < g->procs.n; i++) {
 		const struct rep_proc *p = g->procs.v[i];
 		if (p->rank == REP_UNKNOWN)
-			json_array_append_new(unranked, json_pack("{s:o,s:I}", "host", text(p->host),
+			json_array_append_new(unranked, json_pack("{s:o,s:I}", "host", text(rep_id(p)->host),
 								  "pid", (json_int_t)p->pid));
 	}
 	json_object_set_new(o, "processes_without_rank", unranked);
@@ -255,7 +255,7 @@ int ht_rep_json(struct rep_job *job, FILE *out)
 	json_t *others = json_array();
 	for (size_t i = 0; i < job->others.n; i++) {
 		const struct rep_proc *p = job->others.v[i];
-		json_array_append_new(others, json_pack("{s:o,s:I,s:o,s:I,s:o}", "host", text(p->host),
+		json_array_append_new(others, json_pack("{s:o,s:I,s:o,s:I,s:o}", "host", text(rep_id(p)->host),
 							"pid", (json_int_t)p->pid, "launcher",
 							text(p->id_kind), "rank", (json_int_t)p->rank,
 							"phase", str_or_null(ht_phase_name(p->cur_phase))));

@@ -194,7 +194,7 @@ static void summary(struct rep_job *job, const struct out *o)
 			if (p->cur_phase != ph)
 				continue;
 			if (who.n < WIDTH - 46)
-				ht_rep_buf_printf(&who, "%s%s:%lld", n > 0 ? "," : "", p->host,
+				ht_rep_buf_printf(&who, "%s%s:%lld", n > 0 ? "," : "", rep_id(p)->host,
 						  (long long)p->pid);
 			n++;
 			st += p->stalled;

@@ -48,7 +48,7 @@ static void build_lock_wait(struct rep_job *job, struct rep_proc *m)
 	v->t = m->last_dump != NULL ? m->last_dump->ts : NAN;
 	if (b == NULL || b->nlocks == 0) {
 		v->summary = ht_rep_printf(&job->a, "rank %lld on %s waits for a JIT build lock "
-					   "(%s); %s", (long long)m->rank, m->host, m->sig->words,
+					   "(%s); %s", (long long)m->rank, rep_id(m)->host, m->sig->words,
 					   b == NULL ? "no lock file was recorded (a library "
 					   "without build_lock lines)" :
 					   ht_rep_printf(&job->a, "no lock file found under %s",
@@ -66,7 +66,7 @@ static void build_lock_wait(struct rep_job *job, struct rep_proc *m)
 			v->summary = ht_rep_printf(&job->a, "rank %lld on %s waits for the build lock "
 						   "%s (%s)%s while a build runs on the host (pid "
 						   "%lld %s, for %.0f s): it is slow, not stuck",
-						   (long long)m->rank, m->host, path,
+						   (long long)m->rank, rep_id(m)->host, path,
 						   age_words(job, b->locks[k].age), more,
 						   (long long)b->builders[0].pid,
 						   b->builders[0].comm != NULL ? b->builders[0].comm : "?",
@@ -78,7 +78,7 @@ static void build_lock_wait(struct rep_job *job, struct rep_proc *m)
 			v->summary = ht_rep_printf(&job->a, "rank %lld on %s waits for the build lock "
 						   "%s (%s)%s and no build runs on the host: a stale "
 						   "lock, left by a build that was killed",
-						   (long long)m->rank, m->host, path,
+						   (long long)m->rank, rep_id(m)->host, path,
 						   age_words(job, b->locks[k].age), more);
 			v->advice = ht_rep_printf(&job->a, "Remove it: rm -f '%s' (and rerun). It was "
 						  "left by a build that was killed (a time limit, the "

@@ -115,7 +115,7 @@ static void check_lines(struct rep_job *job)
 				ht_rep_blame(job, v, p);
 			}
 			if (v->summary == NULL)
-				v->summary = ht_rep_printf(&job->a, "host %s: %s", p->host,
+				v->summary = ht_rep_printf(&job->a, "host %s: %s", rep_id(p)->host,
 							   l->why != NULL ? l->why : "");
 			ht_rep_verdict_evidence(job, v, &l->loc, NULL);
 		}
@@ -206,7 +206,7 @@ static bool is_check_proc(const struct rep_job *job, int64_t r)
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
 		if (p->rank == r)
-			return p->relevant != NULL && strcmp(p->relevant, "check") == 0;
+			return rep_id(p)->relevant != NULL && strcmp(rep_id(p)->relevant, "check") == 0;
 	}
 	return false;
 }

@@ -42,9 +42,9 @@ static const char *device_words(struct rep_job *job, const struct rep_proc *p)
 {
 	if (p->local_rank == REP_UNKNOWN)
 		return "its GPU";
-	if (p->cvd != NULL && *p->cvd != '\0')
+	if (rep_id(p)->cvd != NULL && *rep_id(p)->cvd != '\0')
 		return ht_rep_printf(&job->a, "GPU %lld of CUDA_VISIBLE_DEVICES=%s",
-				     (long long)p->local_rank, p->cvd);
+				     (long long)p->local_rank, rep_id(p)->cvd);
 	return ht_rep_printf(&job->a, "GPU %lld (its LOCAL_RANK)", (long long)p->local_rank);
 }
 
@@ -73,13 +73,13 @@ void ht_rep_rules_cuda_init_hang(struct rep_job *job)
 		v->t = c != NULL ? c->ts : p->last_dump->ts;
 		v->summary = ht_rep_printf(&job->a, "%s on host %s has been in %s for %.0f s, taking "
 					   "%s: the driver does not return%s%s",
-					   ht_rep_who(job, p), p->host, fn, age, device_words(job, p),
+					   ht_rep_who(job, p), rep_id(p)->host, fn, age, device_words(job, p),
 					   waiters != NULL ? "; " : "", waiters != NULL ? waiters : "");
 		v->advice = ht_rep_printf(&job->a, "The GPU or its driver on %s is in a bad state: "
 					  "run nvidia-smi there (a GPU missing, or in an error "
 					  "state), look for Xid errors in dmesg, check that "
 					  "persistence mode is on (nvidia-smi -pm 1). Drain the "
-					  "node and restart the job without it.", p->host);
+					  "node and restart the job without it.", rep_id(p)->host);
 	}
 }
 

@@ -90,7 +90,7 @@ static void worker_died(struct rep_job *job)
 		const char *shm = "";
 		if (sigbus && hf != NULL && hf->shm_total != REP_UNKNOWN)
 			shm = ht_rep_printf(&job->a, ": out of shared memory (/dev/shm on host %s is "
-					    "%lld MiB%s)", m->host, (long long)(hf->shm_total >> 20),
+					    "%lld MiB%s)", rep_id(m)->host, (long long)(hf->shm_total >> 20),
 					    hf->shm_free != REP_UNKNOWN ?
 					    ht_rep_printf(&job->a, ", %lld MiB free",
 							  (long long)(hf->shm_free >> 20)) : "");
@@ -111,7 +111,7 @@ static void worker_died(struct rep_job *job)
 		size_t others = rep_rare(m)->workers->nbad - 1;
 		v->summary = ht_rep_printf(&job->a, "rank %lld's DataLoader worker (pid %lld on %s) "
 					   "%s%s%s%s", (long long)m->rank, (long long)w->p->pid,
-					   m->host, w->doing, shm, then,
+					   rep_id(m)->host, w->doing, shm, then,
 					   others > 0 ? ht_rep_printf(&job->a, " (%zu more worker%s "
 								      "ended badly)", others,
 								      others == 1 ? "" : "s") : "");
@@ -191,7 +191,7 @@ static void dataloader_stalled(struct rep_job *job)
 		v->summary = ht_rep_printf(&job->a, "rank %lld is %s, and its DataLoader worker pid "
 					   "%lld on %s is %s%s",
 					   (long long)m->rank, m->sig->words, (long long)w->p->pid,
-					   m->host, w->doing, across);
+					   rep_id(m)->host, w->doing, across);
 		if (d1 != NULL)
 			ht_rep_verdict_evidence(job, v, &d1->main_loc, keep_thread);
 		if (m->last_dump != NULL)

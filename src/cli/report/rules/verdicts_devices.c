@@ -23,7 +23,7 @@ static const char *gpu_of(struct rep_job *job, const struct rep_proc *p)
 		return p->device.uuid;
 	if (p->device.pci != NULL)
 		return p->device.pci;
-	const char *vis = p->device.visible != NULL ? p->device.visible : p->cvd;
+	const char *vis = p->device.visible != NULL ? p->device.visible : rep_id(p)->cvd;
 	if (vis == NULL && p->device.ordinal != REP_UNKNOWN)
 		return ht_rep_printf(&job->a, "ordinal %lld", (long long)p->device.ordinal);
 	return NULL;
@@ -31,7 +31,7 @@ static const char *gpu_of(struct rep_job *job, const struct rep_proc *p)
 
 static const char *vis_of(const struct rep_proc *p)
 {
-	return p->device.visible != NULL ? p->device.visible : p->cvd;
+	return p->device.visible != NULL ? p->device.visible : rep_id(p)->cvd;
 }
 
 /* The CUDA_VISIBLE_DEVICES every rank of h shares (one list for all), or

@@ -222,7 +222,7 @@ static void fork_after_init(struct rep_job *job)
 	v->summary = ht_rep_printf(&job->a, "%s forked a child after CUDA was initialised, and "
 				   "the child (pid %lld on %s) %s",
 				   v->nranks > 0 ? ht_rep_ranks_phrase(job, v->ranks, v->nranks) :
-				   "a process", (long long)first->pid, first->host, did);
+				   "a process", (long long)first->pid, rep_id(first)->host, did);
 	v->advice = "CUDA cannot be used in a process forked after its parent initialised CUDA. "
 		    "Start workers with 'spawn' or 'forkserver' (multiprocessing.set_start_method, "
 		    "DataLoader(multiprocessing_context='spawn')), or keep CUDA out of the parent "

@@ -316,7 +316,7 @@ static void master_addr_loopback(struct rep_job *job)
 			if (r->res[k].what != NULL && strcmp(r->res[k].what, "MASTER_ADDR") == 0 &&
 			    r->res[k].loopback)
 				res = &r->res[k];
-		if (res == NULL && !loopback_text(p->master_addr))
+		if (res == NULL && !loopback_text(rep_id(p)->master_addr))
 			continue;
 		if (pass == 0) {
 			elsewhere |= p->h != h0;
@@ -327,7 +327,7 @@ static void master_addr_loopback(struct rep_job *job)
 		if (v == NULL) {
 			v = ht_rep_verdict_new(job, HT_VERDICT_MASTER_ADDR_LOOPBACK,
 					       job->stuck || job->failed ? REP_ERROR : REP_WARNING);
-			addr = res != NULL ? res->name : p->master_addr;
+			addr = res != NULL ? res->name : rep_id(p)->master_addr;
 			to = res != NULL ? res->addrs : NULL;
 		}
 		ht_rep_blame(job, v, p);
@@ -336,7 +336,7 @@ static void master_addr_loopback(struct rep_job *job)
 			ht_rep_verdict_evidence(job, v, &res->loc, NULL);
 		else if (v->nevidence < 3)
 			ht_rep_verdict_note(job, v, "%s: MASTER_ADDR=%s in the environment of %s",
-					    job->files[p->file].name, p->master_addr,
+					    job->files[p->file].name, rep_id(p)->master_addr,
 					    ht_rep_who(job, p));
 	}
 	if (v == NULL)
@@ -479,12 +479,12 @@ void ht_rep_rules_port_in_use(struct rep_job *job)
 				      "left over from an earlier run: end it (kill %lld) if it is "
 				      "stale, or give this job another MASTER_PORT (torchrun "
 				      "--master-port). The other ranks connect to that process "
-				      "and wait for ever.", port != NULL ? port : "?", p->host,
+				      "and wait for ever.", port != NULL ? port : "?", rep_id(p)->host,
 				      (long long)b->holder_pid) :
 			ht_rep_printf(&job->a, "Another process holds port %s on %s: `ss -ltnp "
 				      "'sport = :%s'` there names it. End it if it is stale, or give "
 				      "this job another MASTER_PORT (torchrun --master-port).",
-				      port != NULL ? port : "?", p->host, port != NULL ? port : "?");
+				      port != NULL ? port : "?", rep_id(p)->host, port != NULL ? port : "?");
 	}
 }
 

@@ -110,8 +110,8 @@ static void missing_rank(struct rep_job *job)
 		if (p->h == NULL || p->h->mains.n > 0)
 			continue;
 		ht_rep_verdict_note(job, v, "host %s has a launcher process (pid %lld, %s rank %lld, "
-				    "%s, in %s) but no rank of the job", p->host, (long long)p->pid,
-				    p->id_kind, (long long)p->rank, p->cmd != NULL ? p->cmd : "?",
+				    "%s, in %s) but no rank of the job", rep_id(p)->host, (long long)p->pid,
+				    p->id_kind, (long long)p->rank, rep_id(p)->cmd != NULL ? rep_id(p)->cmd : "?",
 				    ht_rep_phase_name(p->cur_phase));
 		notes++;
 	}
@@ -614,8 +614,8 @@ static void duplicate_rank(struct rep_job *job)
 		}
 	v->summary = ht_rep_printf(&job->a, "%s %s claimed by two processes (e.g. pid %lld on %s "
 				   "and pid %lld on %s)", ht_rep_ranks_phrase(job, v->ranks, v->nranks),
-				   v->nranks == 1 ? "is" : "are", (long long)a->pid, a->host,
-				   (long long)b->pid, b->host);
+				   v->nranks == 1 ? "is" : "are", (long long)a->pid, rep_id(a)->host,
+				   (long long)b->pid, rep_id(b)->host);
 	v->advice = "Two unrelated processes hold one rank: the rank is computed wrongly (RANK from "
 		    "SLURM_PROCID with several tasks per node, the same --node_rank on two nodes, "
 		    "a hard-coded rank), or two runs wrote into one trace folder (use a folder per "
