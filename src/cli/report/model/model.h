@@ -64,13 +64,13 @@ struct rep_file {
 	const char *mem;	/* the buffer (tests, fuzzing), else NULL */
 	size_t memlen;
 	uint64_t dev, ino;	/* the file on disk, to read it once */
-	bool known;		/* dev and ino are known (looked up, or when read) */
-	int dir;		/* its folder's index in the job's dirfds, or -1 */
 	const char *base;	/* then its name in that folder (in path) */
+	struct rep_dgdoc *dgdoc;
+	int dir;		/* its folder's index in the job's dirfds, or -1 */
+	bool known;		/* dev and ino are known (looked up, or when read) */
 	bool dup;		/* the same file as an earlier one: skipped */
 	bool digest;		/* known from a digest (read/digest_read.c): its records
 				 * come from there, its quoted lines from dgdoc */
-	struct rep_dgdoc *dgdoc;
 };
 
 /* ---- one traced process (one header and what follows it) ---------------- */
