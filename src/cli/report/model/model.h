@@ -57,6 +57,25 @@ static inline size_t ht_rep_line_len(const char *s, size_t n, bool *nl)
 		k--;
 	return k;
 }
+/* The line at loc in buf (len bytes, a whole file's): where it starts
+ * (REP_LOC_FAR: found by its number) and its length (*n, as
+ * ht_rep_line_len); NULL when it is not in buf. */
+static inline const char *ht_rep_line_in(const char *buf, size_t len, const struct rep_loc *loc,
+					 size_t *n)
+{
+	size_t off = loc->off;
+	if (loc->off == REP_LOC_FAR) {
+		off = 0;
+		for (uint32_t l = 1; l < loc->line && off < len; l++) {
+			const char *nl = memchr(buf + off, '\n', len - off);
+			off = nl != NULL ? (size_t)(nl - buf) + 1 : len;
+		}
+	}
+	if (off >= len)
+		return NULL;
+	*n = ht_rep_line_len(buf + off, len - off, NULL);
+	return buf + off;
+}
 
 struct rep_file {
 	char *path;		/* as found on disk, or NULL for an in-memory buffer */

@@ -171,21 +171,11 @@ char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc)
 	if (f->dgdoc != NULL)
 		return ht_rep__digest_line(f->dgdoc, loc->off, &n);
 	if (f->mem != NULL) {
-		size_t off = loc->off;
-		if (loc->off == REP_LOC_FAR) {
-			off = 0;
-			for (uint32_t l = 1; l < loc->line && off < f->memlen; l++) {
-				const char *nl = memchr(f->mem + off, '\n', f->memlen - off);
-				off = nl != NULL ? (size_t)(nl - f->mem) + 1 : f->memlen;
-			}
-		}
-		if (off >= f->memlen)
-			return NULL;
-		n = ht_rep_line_len(f->mem + off, f->memlen - off, NULL);
-		char *s = malloc(n + 1);
+		const char *t = ht_rep_line_in(f->mem, f->memlen, loc, &n);
+		char *s = t != NULL ? malloc(n + 1) : NULL;
 		if (s == NULL)
 			return NULL;
-		memcpy(s, f->mem + off, n);
+		memcpy(s, t, n);
 		s[n] = '\0';
 		return s;
 	}

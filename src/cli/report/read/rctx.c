@@ -85,18 +85,7 @@ void ht_rep__warn_more(struct rep_rctx *c, const char *fmt, unsigned n)
 
 const char *ht_rep__line_at(struct rep_rctx *c, const struct rep_loc *loc, size_t *n)
 {
-	size_t off = loc->off;
-	if (loc->off == REP_LOC_FAR) {	/* past 4 GiB: found by its number */
-		off = 0;
-		for (uint32_t l = 1; l < loc->line && off < c->len; l++) {
-			const char *nl = memchr(c->buf + off, '\n', c->len - off);
-			off = nl != NULL ? (size_t)(nl - c->buf) + 1 : c->len;
-		}
-	}
-	if (off >= c->len)
-		return NULL;
-	*n = ht_rep_line_len(c->buf + off, c->len - off, NULL);
-	return c->buf + off;
+	return ht_rep_line_in(c->buf, c->len, loc, n);
 }
 
 json_t *ht_rep__parse_at(struct rep_rctx *c, const struct rep_loc *loc)
