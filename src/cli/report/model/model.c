@@ -51,6 +51,31 @@ const struct rep_rare ht_rep_rare_none = {
 };
 
 const struct rep_ident ht_rep_ident_none;
+const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
+					       .driver_version = REP_UNKNOWN,
+					       .runtime_version = REP_UNKNOWN,
+					       .stub = -1 };
+
+static bool cuda_same(const struct rep_cudainit *a, const struct rep_cudainit *b)
+{
+	return a->via == b->via && a->error == b->error && a->libcuda == b->libcuda &&
+	       a->result == b->result && a->driver_version == b->driver_version &&
+	       a->runtime_version == b->runtime_version && a->stub == b->stub;
+}
+
+const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
+					     const struct rep_cudainit *v)
+{
+	if (cuda_same(v, &ht_rep_cuda_none))
+		return NULL;
+	for (unsigned i = 0; i < REP_CUDACACHE; i++)
+		if (cache->v[i] != NULL && cuda_same(cache->v[i], v))
+			return cache->v[i];
+	struct rep_cudainit *n = ht_rep_alloc(a, sizeof(*n));
+	*n = *v;
+	cache->v[cache->next++ % REP_CUDACACHE] = n;
+	return n;
+}
 
 const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idcache *cache,
 					    const struct rep_ident *id)

@@ -273,6 +273,21 @@ struct rep_ident {
 	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
 	const char *fw_hint;		/* framework seen in cmdline or env */
 };
+/* A process's cuInit as its cuda_init phase lines tell it (where: its
+ * cuda_init_loc): one struct for those that say the same (a host's
+ * processes nearly always do), as the reader that read them found
+ * (ht_rep_cuda_share), read through rep_cuda(). */
+struct rep_cudainit {
+	const char *via, *error, *libcuda;
+	int64_t result, driver_version, runtime_version;	/* REP_UNKNOWN */
+	int stub;			/* -1 unknown */
+};
+#define REP_CUDACACHE 4
+struct rep_cudacache {
+	const struct rep_cudainit *v[REP_CUDACACHE];
+	unsigned next;
+};
+
 /* The last idents a reader made, to share (model.c). */
 #define REP_IDCACHE 8
 struct rep_idcache {
@@ -306,12 +321,8 @@ struct rep_proc {
 	struct rep_phase *ph;
 
 	/* phase details */
-	struct {
-		const char *via, *error, *libcuda;
-		int64_t result, driver_version, runtime_version;
-		int stub;		/* -1 unknown */
-		struct rep_loc loc;
-	} cuda_init;
+	const struct rep_cudainit *cuda_init;	/* cuInit's: rep_cuda() */
+	struct rep_loc cuda_init_loc;	/* the line that said its result or stub */
 	struct {
 		const char *uuid, *pci, *visible, *via;
 		int64_t ordinal, count, local_rank;
@@ -422,6 +433,17 @@ const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idca
 					    const struct rep_ident *id);
 /* p's, to write: a copy of its own made in a. */
 struct rep_ident *ht_rep_ident_w(struct rep_arena *a, struct rep_proc *p);
+
+/* What a process that told nothing of cuInit has: all unknown. */
+extern const struct rep_cudainit ht_rep_cuda_none;
+static inline const struct rep_cudainit *rep_cuda(const struct rep_proc *p)
+{
+	return p->cuda_init != NULL ? p->cuda_init : &ht_rep_cuda_none;
+}
+/* v, shared with one of the last that cache saw that is the same, else
+ * a copy of it made in a. */
+const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
+					     const struct rep_cudainit *v);
 
 /* What a process without a struct rep_rare has: no NCCL id (its result
  * REP_UNKNOWN), no location, nothing else. */

@@ -59,6 +59,11 @@ struct rep_fd {
 /* A member of a process's struct rep_ident (model.h), the same way. */
 #define FD_ID ((size_t)1 << 29)
 #define FDI(f) { #f, REP_FT_OF(((struct rep_ident *)0)->f), FD_ID | offsetof(struct rep_ident, f) }
+/* A member of a process's struct rep_cudainit, the same way (named as the
+ * process's cuda_init.MEMBER was). */
+#define FD_CUDA ((size_t)1 << 28)
+#define FDC(f) { "cuda_init." #f, REP_FT_OF(((struct rep_cudainit *)0)->f),	\
+		 FD_CUDA | offsetof(struct rep_cudainit, f) }
 
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
@@ -74,10 +79,9 @@ static const struct rep_fd rep_dg_proc[] = {
 	FD(rep_proc, truncated), FD(rep_proc, lines), FDI(cvd),
 	FDI(master_addr), FDI(master_port), FDI(nccl_comm_id),
 	FDI(fw_hint), FD(rep_proc, cur_phase), FD(rep_proc, epoch), FD(rep_proc, nexec),
-	FD(rep_proc, cuda_init.via), FD(rep_proc, cuda_init.error), FD(rep_proc, cuda_init.libcuda),
-	FD(rep_proc, cuda_init.result), FD(rep_proc, cuda_init.driver_version),
-	FD(rep_proc, cuda_init.runtime_version), FD(rep_proc, cuda_init.stub),
-	FD(rep_proc, cuda_init.loc),
+	FDC(via), FDC(error), FDC(libcuda), FDC(result), FDC(driver_version),
+	FDC(runtime_version), FDC(stub),
+	{ "cuda_init.loc", FT_LOC, offsetof(struct rep_proc, cuda_init_loc) },
 	FD(rep_proc, device.uuid), FD(rep_proc, device.pci), FD(rep_proc, device.visible),
 	FD(rep_proc, device.via), FD(rep_proc, device.ordinal), FD(rep_proc, device.count),
 	FD(rep_proc, device.local_rank), FD(rep_proc, device.have), FD(rep_proc, device.loc),
@@ -326,6 +330,8 @@ static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 		return (const char *)rep_rare(rec) + (off & ~FD_RARE);
 	if (t == DG_PROC && (off & FD_ID))
 		return (const char *)rep_id(rec) + (off & ~FD_ID);
+	if (t == DG_PROC && (off & FD_CUDA))
+		return (const char *)rep_cuda(rec) + (off & ~FD_CUDA);
 	return (const char *)rec + off;
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most

@@ -159,8 +159,6 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 		p->timeout = 300;
 	p->cuda_inherited = ht_rep__bool(o, "cuda_inherited") == 1;
 	p->cur_phase = -1;
-	p->cuda_init.result = p->cuda_init.driver_version = p->cuda_init.runtime_version = REP_UNKNOWN;
-	p->cuda_init.stub = -1;
 	p->device.ordinal = p->device.count = p->device.local_rank = REP_UNKNOWN;
 	p->cuda_count = REP_UNKNOWN;
 	p->exit_status = REP_UNKNOWN;
@@ -217,18 +215,21 @@ static void phase_details(struct rep_rctx *c, struct rep_proc *p, int ph, json_t
 	const char *s;
 
 	switch (ph) {
-	case HT_PHASE_CUDA_INIT:
-		ht_rep__set_str(a, o, "via", &p->cuda_init.via);
-		ht_rep__set_str(a, o, "error", &p->cuda_init.error);
-		ht_rep__set_str(a, o, "libcuda", &p->cuda_init.libcuda);
-		ht_rep__set_int(o, "result", &p->cuda_init.result);
-		ht_rep__set_int(o, "driver_version", &p->cuda_init.driver_version);
-		ht_rep__set_int(o, "runtime_version", &p->cuda_init.runtime_version);
+	case HT_PHASE_CUDA_INIT: {
+		struct rep_cudainit ci = *rep_cuda(p);
+		ht_rep__set_str(a, o, "via", &ci.via);
+		ht_rep__set_str(a, o, "error", &ci.error);
+		ht_rep__set_str(a, o, "libcuda", &ci.libcuda);
+		ht_rep__set_int(o, "result", &ci.result);
+		ht_rep__set_int(o, "driver_version", &ci.driver_version);
+		ht_rep__set_int(o, "runtime_version", &ci.runtime_version);
 		if (ht_rep__bool(o, "stub") >= 0)
-			p->cuda_init.stub = ht_rep__bool(o, "stub");
+			ci.stub = ht_rep__bool(o, "stub");
+		p->cuda_init = ht_rep_cuda_share(a, &c->cudas, &ci);
 		if (json_object_get(o, "result") != NULL || json_object_get(o, "stub") != NULL)
-			p->cuda_init.loc = *loc;
+			p->cuda_init_loc = *loc;
 		break;
+	}
 	case HT_PHASE_DEVICE:
 		ht_rep__set_str(a, o, "uuid", &p->device.uuid);
 		ht_rep__set_str(a, o, "pci_bus_id", &p->device.pci);

@@ -177,6 +177,7 @@ struct rep_rctx {
 	int64_t tid;			/* the current event line's tid */
 	uint32_t shared;		/* kept members set in objects since the line began */
 	struct rep_idcache ids;		/* the idents its headers made, to share */
+	struct rep_cudacache cudas;	/* and the cuInits its phase lines told */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

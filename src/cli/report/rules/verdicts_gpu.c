@@ -53,7 +53,7 @@ static int cmp_cfail(const void *a, const void *b)
 	const struct cfail *x = a, *y = b;
 	if (x->kind != y->kind)
 		return x->kind - y->kind;
-	int64_t rx = x->p->cuda_init.result, ry = y->p->cuda_init.result;
+	int64_t rx = rep_cuda(x->p)->result, ry = rep_cuda(y->p)->result;
 	if (rx != ry)
 		return rx < ry ? -1 : 1;
 	return x->p->rank < y->p->rank ? -1 : x->p->rank > y->p->rank;
@@ -62,13 +62,13 @@ static int cmp_cfail(const void *a, const void *b)
 static int64_t driver_of(const struct rep_proc *p)
 {
 	return p->ver[REP_VER_DRIVER].value != REP_UNKNOWN ? p->ver[REP_VER_DRIVER].value :
-	       p->cuda_init.driver_version;
+	       rep_cuda(p)->driver_version;
 }
 
 static int64_t runtime_of(const struct rep_proc *p)
 {
 	return p->ver[REP_VER_RUNTIME].value != REP_UNKNOWN ? p->ver[REP_VER_RUNTIME].value :
-	       p->cuda_init.runtime_version;
+	       rep_cuda(p)->runtime_version;
 }
 
 static void cuda_init(struct rep_job *job)
@@ -83,11 +83,11 @@ static void cuda_init(struct rep_job *job)
 		 * because of the fork: fork_after_cuda_init says so. */
 		if (p->cuda_inherited && p->nexec == 0)
 			continue;
-		int64_t r = p->cuda_init.result;
+		int64_t r = rep_cuda(p)->result;
 		bool failed = rep_ph(p, HT_PHASE_CUDA_INIT)->errored || (r != REP_UNKNOWN && r != 0);
 		int64_t drv = driver_of(p), rt = runtime_of(p);
 		bool old = drv != REP_UNKNOWN && rt != REP_UNKNOWN && drv > 0 && drv < rt;
-		if (p->cuda_init.stub == 1 || r == CUDA_ERROR_STUB_LIBRARY)
+		if (rep_cuda(p)->stub == 1 || r == CUDA_ERROR_STUB_LIBRARY)
 			f[n++] = (struct cfail){ p, 0 };
 		else if (r == CUDA_ERROR_INSUFFICIENT_DRIVER || old)
 			f[n++] = (struct cfail){ p, 1 };
@@ -100,7 +100,7 @@ static void cuda_init(struct rep_job *job)
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j < n && f[j].kind == f[i].kind &&
-		       (f[i].kind != 2 || f[j].p->cuda_init.result == f[i].p->cuda_init.result))
+		       (f[i].kind != 2 || rep_cuda(f[j].p)->result == rep_cuda(f[i].p)->result))
 			j++;
 		struct rep_proc *p = f[i].p;
 		bool failed = false;
@@ -109,7 +109,7 @@ static void cuda_init(struct rep_job *job)
 		for (size_t k = i; k < j; k++) {
 			struct rep_proc *q = f[k].p;
 			failed |= rep_ph(q, HT_PHASE_CUDA_INIT)->errored ||
-				  (q->cuda_init.result != REP_UNKNOWN && q->cuda_init.result != 0) ||
+				  (rep_cuda(q)->result != REP_UNKNOWN && rep_cuda(q)->result != 0) ||
 				  rep_waited(ht_rep_main_of(q)) || ht_rep_main_of(q)->failed;
 		}
 		struct rep_verdict *v = ht_rep_verdict_new(job, codes[f[i].kind],
@@ -119,7 +119,7 @@ static void cuda_init(struct rep_job *job)
 			ht_rep_blame(job, v, q);
 			ht_rep_hosts_add(hosts, &nh, 8, q->h);
 			if (k < i + 3) {
-				const struct rep_loc *l = rep_has_loc(&q->cuda_init.loc) ? &q->cuda_init.loc :
+				const struct rep_loc *l = rep_has_loc(&q->cuda_init_loc) ? &q->cuda_init_loc :
 							  &rep_ph(q, HT_PHASE_CUDA_INIT)->end;
 				if (!rep_has_loc(l))
 					l = &q->ver[REP_VER_DRIVER].loc;
@@ -137,7 +137,7 @@ static void cuda_init(struct rep_job *job)
 			v->summary = ht_rep_printf(&job->a, "%s (%s) loaded the CUDA toolkit's stub "
 						   "libcuda (%s), not the driver: cuInit fails with "
 						   "CUDA_ERROR_STUB_LIBRARY", who, hp,
-						   p->cuda_init.libcuda != NULL ? p->cuda_init.libcuda : "?");
+						   rep_cuda(p)->libcuda != NULL ? rep_cuda(p)->libcuda : "?");
 			v->advice = "Remove the toolkit's stubs folder (.../cuda/lib64/stubs, "
 				    ".../targets/*/lib/stubs) from LD_LIBRARY_PATH and the ld cache: it is "
 				    "for linking only. The driver's libcuda.so.1 must be the one loaded.";
@@ -146,15 +146,15 @@ static void cuda_init(struct rep_job *job)
 						   "than the CUDA runtime needs (%s)%s", who, hp,
 						   ht_rep_cuda_version(job, driver_of(p)),
 						   ht_rep_cuda_version(job, runtime_of(p)),
-						   p->cuda_init.result == CUDA_ERROR_INSUFFICIENT_DRIVER ?
+						   rep_cuda(p)->result == CUDA_ERROR_INSUFFICIENT_DRIVER ?
 						   ": CUDA_ERROR_INSUFFICIENT_DRIVER" : "");
 			v->advice = "Upgrade the driver on that host, install the cuda-compat package "
 				    "matching the runtime (data-center GPUs), or use a framework build "
 				    "for the CUDA version the driver supports.";
 		} else {
-			int64_t r = p->cuda_init.result;
+			int64_t r = rep_cuda(p)->result;
 			v->summary = ht_rep_printf(&job->a, "cuInit failed on %s (%s): %s%s", who, hp,
-						   p->cuda_init.error != NULL ? p->cuda_init.error :
+						   rep_cuda(p)->error != NULL ? rep_cuda(p)->error :
 						   "an error",
 						   r != REP_UNKNOWN ? ht_rep_printf(&job->a, " (%lld)",
 										 (long long)r) : "");
@@ -314,14 +314,14 @@ static void version_mismatch(struct rep_job *job)
 			ht_rep_hosts_add(hosts, &nh, 8, p->h);
 			if (v->nevidence < 2) {
 				const struct rep_loc *l = &p->ver[k].loc;
-				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init.loc, NULL);
+				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init_loc, NULL);
 			}
 		}
 		for (size_t i = 0; i < job->mains.n; i++) {
 			struct rep_proc *p = job->mains.v[i];
 			if (version_of(p, k) == major) {
 				const struct rep_loc *l = &p->ver[k].loc;
-				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init.loc, NULL);
+				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init_loc, NULL);
 				break;
 			}
 		}
