@@ -56,6 +56,30 @@ const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
 					       .runtime_version = REP_UNKNOWN,
 					       .stub = -1 };
 
+const struct rep_hostfacts ht_rep_hf_none;
+
+static bool hf_same(const struct rep_hostfacts *a, const struct rep_hostfacts *b)
+{
+	return a->have == b->have && a->nccl_match == b->nccl_match &&
+	       a->gloo_match == b->gloo_match && a->ifaces == b->ifaces &&
+	       a->nccl_ifname == b->nccl_ifname && a->gloo_ifname == b->gloo_ifname &&
+	       a->shm_total == b->shm_total && a->cpus == b->cpus;
+}
+
+const struct rep_hostfacts *ht_rep_hf_share(struct rep_arena *a, struct rep_hfcache *cache,
+					    const struct rep_hostfacts *v)
+{
+	if (hf_same(v, &ht_rep_hf_none))
+		return NULL;
+	for (unsigned i = 0; i < REP_HFCACHE; i++)
+		if (cache->v[i] != NULL && hf_same(cache->v[i], v))
+			return cache->v[i];
+	struct rep_hostfacts *n = ht_rep_alloc(a, sizeof(*n));
+	*n = *v;
+	cache->v[cache->next++ % REP_HFCACHE] = n;
+	return n;
+}
+
 static bool cuda_same(const struct rep_cudainit *a, const struct rep_cudainit *b)
 {
 	return a->via == b->via && a->error == b->error && a->libcuda == b->libcuda &&
@@ -565,8 +589,8 @@ static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
 			if (p->is_main && p->rank != REP_UNKNOWN && !p->outer &&
 			    ht_rep__in_numbering(job, p))
 				ht_rep_vec_push(&h->mains, p);
-			if (p->hf.have && (h->hf == NULL || p->is_main))
-				h->hf = &p->hf;
+			if (rep_hf(p)->have && (h->hf == NULL || p->is_main))
+				h->hf = p;
 			if (p->ts0 < h->first_ts)
 				h->first_ts = p->ts0;
 		}

@@ -140,13 +140,21 @@ struct rep_resolve {
 	struct rep_loc loc;
 };
 
+/* A host's facts as a process's "host" line told them, less its free
+ * /dev/shm and where (in the process: hf_shm_free, hf_loc): one struct
+ * for the processes that say the same (a host's do), as the reader that
+ * read them found (ht_rep_hf_share), read through rep_hf(). */
 struct rep_hostfacts {
 	bool have;
+	int nccl_match, gloo_match;		/* interfaces matched, -1 unknown */
 	const char *ifaces;			/* names, comma separated */
 	const char *nccl_ifname, *gloo_ifname;	/* the variables, or NULL */
-	int nccl_match, gloo_match;		/* interfaces matched, -1 unknown */
-	int64_t shm_total, shm_free, cpus;
-	struct rep_loc loc;
+	int64_t shm_total, cpus;
+};
+#define REP_HFCACHE 4
+struct rep_hfcache {
+	const struct rep_hostfacts *v[REP_HFCACHE];
+	unsigned next;
 };
 
 enum rep_version_kind { REP_VER_DRIVER, REP_VER_RUNTIME, REP_VER_NCCL, REP_VER_COUNT };
@@ -333,7 +341,9 @@ struct rep_proc {
 
 	struct rep_connect *conn;
 	/* (listens, a failed bind, a FileStore, resolves: in rare) */
-	struct rep_hostfacts hf;
+	const struct rep_hostfacts *hf;	/* its host line's: rep_hf() */
+	int64_t hf_shm_free;		/* free /dev/shm it saw there */
+	struct rep_loc hf_loc;		/* that line */
 	struct rep_version ver[REP_VER_COUNT];
 	/* (CUDA errors: in rare) */
 	int64_t cuda_count;		/* cuDeviceGetCount, REP_UNKNOWN */
@@ -434,6 +444,17 @@ const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idca
 /* p's, to write: a copy of its own made in a. */
 struct rep_ident *ht_rep_ident_w(struct rep_arena *a, struct rep_proc *p);
 
+/* What a process without a host line has: nothing. */
+extern const struct rep_hostfacts ht_rep_hf_none;
+static inline const struct rep_hostfacts *rep_hf(const struct rep_proc *p)
+{
+	return p->hf != NULL ? p->hf : &ht_rep_hf_none;
+}
+/* v, shared with one of the last that cache saw that is the same, else
+ * a copy of it made in a. */
+const struct rep_hostfacts *ht_rep_hf_share(struct rep_arena *a, struct rep_hfcache *cache,
+					    const struct rep_hostfacts *v);
+
 /* What a process that told nothing of cuInit has: all unknown. */
 extern const struct rep_cudainit ht_rep_cuda_none;
 static inline const struct rep_cudainit *rep_cuda(const struct rep_proc *p)
@@ -465,7 +486,7 @@ struct rep_host {
 	const char *name, *boot_id;
 	struct rep_vec procs;		/* every process traced there */
 	struct rep_vec mains;		/* ranked main processes, by rank */
-	struct rep_hostfacts *hf;	/* host facts from one of its processes */
+	const struct rep_proc *hf;	/* the process whose host facts are its, or NULL */
 	double first_ts;
 	double now;			/* its newest line, by its own clock */
 };

@@ -59,6 +59,11 @@ struct rep_fd {
 /* A member of a process's struct rep_ident (model.h), the same way. */
 #define FD_ID ((size_t)1 << 29)
 #define FDI(f) { #f, REP_FT_OF(((struct rep_ident *)0)->f), FD_ID | offsetof(struct rep_ident, f) }
+/* A member of a process's struct rep_hostfacts, the same way (named
+ * hf.MEMBER, as before). */
+#define FD_HF ((size_t)1 << 27)
+#define FDH(f) { "hf." #f, REP_FT_OF(((struct rep_hostfacts *)0)->f),	\
+		 FD_HF | offsetof(struct rep_hostfacts, f) }
 /* A member of a process's struct rep_cudainit, the same way (named as the
  * process's cuda_init.MEMBER was). */
 #define FD_CUDA ((size_t)1 << 28)
@@ -90,10 +95,10 @@ static const struct rep_fd rep_dg_proc[] = {
 	FDR(first_coll.comm), FDR(first_coll.op), FDR(first_coll.dtype),
 	FDR(first_coll.redop), FDR(first_coll.seq), FDR(first_coll.count),
 	FDR(first_coll.peer), FDR(have_first_coll), FDR(steady_fn),
-	FD(rep_proc, hf.have), FD(rep_proc, hf.ifaces), FD(rep_proc, hf.nccl_ifname),
-	FD(rep_proc, hf.gloo_ifname), FD(rep_proc, hf.nccl_match), FD(rep_proc, hf.gloo_match),
-	FD(rep_proc, hf.shm_total), FD(rep_proc, hf.shm_free), FD(rep_proc, hf.cpus),
-	FD(rep_proc, hf.loc),
+	FDH(have), FDH(ifaces), FDH(nccl_ifname), FDH(gloo_ifname), FDH(nccl_match),
+	FDH(gloo_match), FDH(shm_total),
+	{ "hf.shm_free", FT_I64, offsetof(struct rep_proc, hf_shm_free) }, FDH(cpus),
+	{ "hf.loc", FT_LOC, offsetof(struct rep_proc, hf_loc) },
 	FD(rep_proc, cuda_count), FDR(cuda_after_fork), FDR(cuda_hung),
 	FDR(cuda_fork_loc), FD(rep_proc, colls_total), FDR(nforks),
 	FDR(nforks_cuda), FDR(fork_cuda_loc), FDR(degraded),
@@ -332,6 +337,8 @@ static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 		return (const char *)rep_id(rec) + (off & ~FD_ID);
 	if (t == DG_PROC && (off & FD_CUDA))
 		return (const char *)rep_cuda(rec) + (off & ~FD_CUDA);
+	if (t == DG_PROC && (off & FD_HF))
+		return (const char *)rep_hf(rec) + (off & ~FD_HF);
 	return (const char *)rec + off;
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most

@@ -520,6 +520,7 @@ struct dctx {
 	struct rproc *cur;
 	struct rep_idcache ids;		/* the idents its records made, to share */
 	struct rep_cudacache cudas;	/* and their cuInits */
+	struct rep_hfcache hfs;		/* and their host facts */
 };
 
 /* Makes r ready for another record, its memory kept (free: given back). */
@@ -773,18 +774,21 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	struct rep_rare r;
 	struct rep_ident id = { 0 };	/* and its ident and cuInit, shared when the same */
 	struct rep_cudainit ci = ht_rep_cuda_none;
+	struct rep_hostfacts hf = { 0 };
 	if (t == DG_PROC)
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
 		set_field(c, fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
 			  fd[i].off & FD_ID ? (char *)&id + (fd[i].off & ~FD_ID) :
 			  fd[i].off & FD_CUDA ? (char *)&ci + (fd[i].off & ~FD_CUDA) :
+			  fd[i].off & FD_HF ? (char *)&hf + (fd[i].off & ~FD_HF) :
 			  (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
 	if (t == DG_PROC) {
 		((struct rep_proc *)base)->id = ht_rep_ident_intern(c->a, &c->ids, &id);
 		((struct rep_proc *)base)->cuda_init = ht_rep_cuda_share(c->a, &c->cudas, &ci);
+		((struct rep_proc *)base)->hf = ht_rep_hf_share(c->a, &c->hfs, &hf);
 	}
 	if (keep != NULL)
 		*keep = v;

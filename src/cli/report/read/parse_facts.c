@@ -156,12 +156,14 @@ void ht_rep__on_resolve(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 
 void ht_rep__on_host(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc)
 {
-	struct rep_hostfacts *h = &p->hf;
+	struct rep_hostfacts hf = { 0 }, *h = &hf;
 	json_t *ifs = json_object_get(o, "ifaces");
 	json_t *m;
 
 	h->have = true;
-	h->ifaces = json_is_array(ifs) ? join_strings(&c->a, ifs, "name", 32) : NULL;
+	/* (interned, as the other strings: processes that say the same share it) */
+	const char *names = json_is_array(ifs) ? join_strings(&c->a, ifs, "name", 32) : NULL;
+	h->ifaces = names != NULL ? ht_rep_intern(&c->a, names, strlen(names)) : NULL;
 	h->nccl_ifname = ht_rep__str(&c->a, o, "nccl_socket_ifname");
 	h->gloo_ifname = ht_rep__str(&c->a, o, "gloo_socket_ifname");
 	m = json_object_get(o, "nccl_ifname_match");
@@ -169,9 +171,10 @@ void ht_rep__on_host(struct rep_rctx *c, struct rep_proc *p, json_t *o, const st
 	m = json_object_get(o, "gloo_ifname_match");
 	h->gloo_match = json_is_array(m) ? (int)json_array_size(m) : -1;
 	h->shm_total = ht_rep__int(o, "shm_total");
-	h->shm_free = ht_rep__int(o, "shm_free");
 	h->cpus = ht_rep__int(o, "cpus");
-	h->loc = *loc;
+	p->hf = ht_rep_hf_share(&c->a, &c->hfs, h);
+	p->hf_shm_free = ht_rep__int(o, "shm_free");
+	p->hf_loc = *loc;
 }
 
 /* ---- GPU -------------------------------------------------------------------------- */

@@ -178,6 +178,7 @@ struct rep_rctx {
 	uint32_t shared;		/* kept members set in objects since the line began */
 	struct rep_idcache ids;		/* the idents its headers made, to share */
 	struct rep_cudacache cudas;	/* and the cuInits its phase lines told */
+	struct rep_hfcache hfs;		/* and the host facts of its host lines */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

@@ -84,16 +84,17 @@ static void worker_died(struct rep_job *job)
 							   REP_ERROR);
 		ht_rep_blame(job, v, m);
 		v->t = w->end_ts;
-		const struct rep_hostfacts *hf = m->h != NULL ? m->h->hf : NULL;
+		const struct rep_proc *hfp = m->h != NULL ? m->h->hf : NULL;
+		const struct rep_hostfacts *hf = hfp != NULL ? rep_hf(hfp) : NULL;
 		bool sigbus = w->state == REP_WK_KILLED && w->p->exit_signal != NULL &&
 			      strcmp(w->p->exit_signal, "SIGBUS") == 0;
 		const char *shm = "";
 		if (sigbus && hf != NULL && hf->shm_total != REP_UNKNOWN)
 			shm = ht_rep_printf(&job->a, ": out of shared memory (/dev/shm on host %s is "
 					    "%lld MiB%s)", rep_id(m)->host, (long long)(hf->shm_total >> 20),
-					    hf->shm_free != REP_UNKNOWN ?
+					    hfp->hf_shm_free != REP_UNKNOWN ?
 					    ht_rep_printf(&job->a, ", %lld MiB free",
-							  (long long)(hf->shm_free >> 20)) : "");
+							  (long long)(hfp->hf_shm_free >> 20)) : "");
 		else if (sigbus)
 			shm = ": out of shared memory (/dev/shm)";
 		const char *then;
@@ -121,7 +122,7 @@ static void worker_died(struct rep_job *job)
 			ht_rep_verdict_note(job, v, "%s: the trace of pid %lld ends without an exit "
 					    "record", job->files[w->p->file].name, (long long)w->p->pid);
 		if (sigbus && hf != NULL)
-			ht_rep_verdict_evidence(job, v, &hf->loc, ht_rep_keep_host);
+			ht_rep_verdict_evidence(job, v, &hfp->hf_loc, ht_rep_keep_host);
 		if (m->have_exit)
 			ht_rep_verdict_evidence(job, v, &m->exit_loc, NULL);
 		else if (m->last_dump != NULL)
@@ -134,7 +135,7 @@ static void worker_died(struct rep_job *job)
 static const char *stalled_advice(struct rep_job *job, const struct rep_proc *m,
 				  const struct rep_worker *w)
 {
-	const struct rep_hostfacts *hf = m->h != NULL ? m->h->hf : NULL;
+	const struct rep_hostfacts *hf = m->h != NULL && m->h->hf != NULL ? rep_hf(m->h->hf) : NULL;
 	const char *many = "";
 	if (hf != NULL && hf->cpus != REP_UNKNOWN && hf->cpus > 0 &&
 	    (int64_t)rep_rare(m)->workers->n * (int64_t)(m->h->mains.n > 0 ? m->h->mains.n : 1) > hf->cpus)

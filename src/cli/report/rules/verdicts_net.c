@@ -361,7 +361,7 @@ static void socket_ifname(struct rep_job *job)
 		size_t nh = 0;
 		for (size_t i = 0; i < job->procs.n; i++) {
 			struct rep_proc *p = job->procs.v[i];
-			const struct rep_hostfacts *h = &p->hf;
+			const struct rep_hostfacts *h = rep_hf(p);
 			const char *var = gloo ? h->gloo_ifname : h->nccl_ifname;
 			int match = gloo ? h->gloo_match : h->nccl_match;
 			if (!h->have || var == NULL || match != 0)
@@ -379,7 +379,7 @@ static void socket_ifname(struct rep_job *job)
 			ht_rep_blame(job, v, p);
 			ht_rep_hosts_add(hosts, &nh, 8, p->h);
 			if (v->nevidence < 3)
-				ht_rep_verdict_evidence(job, v, &h->loc, ht_rep_keep_host);
+				ht_rep_verdict_evidence(job, v, &p->hf_loc, ht_rep_keep_host);
 		}
 		if (v == NULL)
 			continue;
@@ -416,7 +416,8 @@ static void shm_too_small(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->nhosts; i++) {
 		struct rep_host *h = job->hosts[i];
-		if (h->hf == NULL || h->hf->shm_total == REP_UNKNOWN || h->hf->shm_total >= SHM_BOUND)
+		const struct rep_hostfacts *hf = h->hf != NULL ? rep_hf(h->hf) : NULL;
+		if (hf == NULL || hf->shm_total == REP_UNKNOWN || hf->shm_total >= SHM_BOUND)
 			continue;
 		bool hurt = false;
 		for (size_t k = 0; k < h->procs.n; k++)
@@ -425,7 +426,7 @@ static void shm_too_small(struct rep_job *job)
 							   hurt ? REP_ERROR : REP_WARNING);
 		for (size_t k = 0; k < h->mains.n; k++)
 			ht_rep_blame(job, v, h->mains.v[k]);
-		ht_rep_verdict_evidence(job, v, &h->hf->loc, ht_rep_keep_host);
+		ht_rep_verdict_evidence(job, v, &h->hf->hf_loc, ht_rep_keep_host);
 		for (size_t k = 0; k < h->procs.n && hurt; k++) {
 			struct rep_proc *p = h->procs.v[k];
 			for (size_t c = 0; c < p->ncomms; c++)
@@ -436,10 +437,10 @@ static void shm_too_small(struct rep_job *job)
 		}
 		v->summary = ht_rep_printf(&job->a, "/dev/shm on host %s is %lld MiB%s: NCCL and "
 					   "DataLoader workers need more (at least %lld MiB)", h->name,
-					   (long long)(h->hf->shm_total >> 20),
-					   h->hf->shm_free != REP_UNKNOWN ?
+					   (long long)(hf->shm_total >> 20),
+					   h->hf->hf_shm_free != REP_UNKNOWN ?
 					   ht_rep_printf(&job->a, " (%lld MiB free)",
-							 (long long)(h->hf->shm_free >> 20)) : "",
+							 (long long)(h->hf->hf_shm_free >> 20)) : "",
 					   (long long)(SHM_BOUND >> 20));
 		v->advice = "Give the container more shared memory: docker run --shm-size=8g or "
 			    "--ipc=host; on Kubernetes mount an emptyDir with medium: Memory at "
