@@ -53,11 +53,15 @@ for r in 0 1 2; do rank ifname $r NCCL_SOCKET_IFNAME=doesnotexist0 -- "$JOB" job
 for r in 0 3; do rank versions $r "${CU[@]}" -- "$JOB" job; done
 rank versions 1 "${CU[@]}" FAKE_NCCL_VERSION=22703 -- "$JOB" job
 rank versions 2 "${CU[@]}" FAKE_CUDA_DRIVER_VERSION=12080 -- "$JOB" job
-# mpirun -np 3 of a job whose communicator has 4 ranks.
+# mpirun -np 3 of a job whose communicator has 4 ranks. When the first of
+# its ranks ends on the SIGTERM of `stop`, Open MPI kills the others, with
+# SIGKILL 1 s after its own SIGTERM (odls_base_sigkill_timeout): under load
+# a rank still dumping then ends without its exit record (it vanished).
+# The ranks get 10 s, as a user's teardown gives them.
 MPI=0
 if command -v mpirun >/dev/null 2>&1; then
 	MPI=1
-	launch mpi run mpirun --allow-run-as-root --oversubscribe -np 3 \
+	launch mpi run mpirun --allow-run-as-root --oversubscribe --mca odls_base_sigkill_timeout 10 -np 3 \
 		-x ID_FILE="$T/mpi.id" -x NRANKS=4 $(htrun mpi) "$JOB" job
 fi
 
