@@ -58,8 +58,27 @@ const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
 
 const struct rep_hostfacts ht_rep_hf_none;
 
-static bool hf_same(const struct rep_hostfacts *a, const struct rep_hostfacts *b)
+/* What the readers share between processes: v (n bytes), one of the k
+ * last that slots hold for which same() holds, else a copy made in a
+ * (into the slot after *next); NULL when it is none. */
+static const void *share(struct rep_arena *a, const void **slots, unsigned k, unsigned *next,
+			 const void *v, size_t n, bool (*same)(const void *, const void *),
+			 const void *none)
 {
+	if (same(v, none))
+		return NULL;
+	for (unsigned i = 0; i < k; i++)
+		if (slots[i] != NULL && same(slots[i], v))
+			return slots[i];
+	void *c = ht_rep_alloc(a, n);
+	memcpy(c, v, n);
+	slots[(*next)++ % k] = c;
+	return c;
+}
+
+static bool hf_same(const void *x, const void *y)
+{
+	const struct rep_hostfacts *a = x, *b = y;
 	return a->have == b->have && a->nccl_match == b->nccl_match &&
 	       a->gloo_match == b->gloo_match && a->ifaces == b->ifaces &&
 	       a->nccl_ifname == b->nccl_ifname && a->gloo_ifname == b->gloo_ifname &&
@@ -69,19 +88,13 @@ static bool hf_same(const struct rep_hostfacts *a, const struct rep_hostfacts *b
 const struct rep_hostfacts *ht_rep_hf_share(struct rep_arena *a, struct rep_hfcache *cache,
 					    const struct rep_hostfacts *v)
 {
-	if (hf_same(v, &ht_rep_hf_none))
-		return NULL;
-	for (unsigned i = 0; i < REP_HFCACHE; i++)
-		if (cache->v[i] != NULL && hf_same(cache->v[i], v))
-			return cache->v[i];
-	struct rep_hostfacts *n = ht_rep_alloc(a, sizeof(*n));
-	*n = *v;
-	cache->v[cache->next++ % REP_HFCACHE] = n;
-	return n;
+	return share(a, (const void **)cache->v, REP_HFCACHE, &cache->next, v, sizeof(*v), hf_same,
+		     &ht_rep_hf_none);
 }
 
-static bool cuda_same(const struct rep_cudainit *a, const struct rep_cudainit *b)
+static bool cuda_same(const void *x, const void *y)
 {
+	const struct rep_cudainit *a = x, *b = y;
 	return a->via == b->via && a->error == b->error && a->libcuda == b->libcuda &&
 	       a->result == b->result && a->driver_version == b->driver_version &&
 	       a->runtime_version == b->runtime_version && a->stub == b->stub;
@@ -90,15 +103,8 @@ static bool cuda_same(const struct rep_cudainit *a, const struct rep_cudainit *b
 const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
 					     const struct rep_cudainit *v)
 {
-	if (cuda_same(v, &ht_rep_cuda_none))
-		return NULL;
-	for (unsigned i = 0; i < REP_CUDACACHE; i++)
-		if (cache->v[i] != NULL && cuda_same(cache->v[i], v))
-			return cache->v[i];
-	struct rep_cudainit *n = ht_rep_alloc(a, sizeof(*n));
-	*n = *v;
-	cache->v[cache->next++ % REP_CUDACACHE] = n;
-	return n;
+	return share(a, (const void **)cache->v, REP_CUDACACHE, &cache->next, v, sizeof(*v),
+		     cuda_same, &ht_rep_cuda_none);
 }
 
 const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idcache *cache,
