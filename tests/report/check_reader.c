@@ -177,10 +177,10 @@ START_TEST(test_main_thread_found)
 	ht_rep_analyse(&job);
 	struct rep_proc *p = job.mains.v[0], *q = job.mains.v[1];
 	ck_assert(p->last_dump->have_main);
-	ck_assert_uint_eq(p->last_dump->nframes, 2);
-	ck_assert_str_eq(p->last_dump->frames[1], "main (a.out+0x5)");
+	ck_assert_uint_eq(rep_dst(p->last_dump)->nframes, 2);
+	ck_assert_str_eq(rep_dst(p->last_dump)->frames[1], "main (a.out+0x5)");
 	ck_assert(q->last_dump->have_main);
-	ck_assert_str_eq(q->last_dump->frames[0], "select (libc.so.6+0x2)");
+	ck_assert_str_eq(rep_dst(q->last_dump)->frames[0], "select (libc.so.6+0x2)");
 	ht_rep_job_free(&job);
 	ht_rep_buf_free(&b);
 	ht_rep_buf_free(&c);

@@ -37,12 +37,12 @@ void ht_rep_activities(struct rep_job *job)
 		const struct rep_dump *d = p->last_dump;
 		if (d == NULL || d->state != 'D' || p->doing == NULL)
 			continue;
-		const char *fs = ht_rep_wchan_fs(d->wchan);
+		const char *fs = ht_rep_wchan_fs(rep_dst(d)->wchan);
 		if (fs == NULL)
 			continue;
 		const char *what = p->sig != NULL && !ht_sig_kind_is_wait(p->sig->kind) ?
 				   ht_rep_printf(&job->a, "%s, ", p->sig->words) : "";
 		p->doing = ht_rep_printf(&job->a, "%sreading from a network file system (%s: the "
-					 "main thread sleeps in %s, state D)", what, fs, d->wchan);
+					 "main thread sleeps in %s, state D)", what, fs, rep_dst(d)->wchan);
 	}
 }

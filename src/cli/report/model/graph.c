@@ -42,27 +42,30 @@ struct sig_cache {
 
 static const struct ht_sig *stack_sig(struct sig_cache *c, const struct rep_dump *d)
 {
-	if (d == NULL || (d->nframes == 0 && d->npy == 0))
+	if (d == NULL)
+		return NULL;
+	const struct rep_dstack *st = rep_dst(d);
+	if (st->nframes == 0 && st->npy == 0)
 		return NULL;
 	/* Frames of one text are shared between records (read/dumps.c): the
 	 * pointers name the stack. */
-	uintptr_t h = ((uintptr_t)d->frames * 0x9e3779b97f4a7c15ull) ^ (uintptr_t)d->py;
+	uintptr_t h = ((uintptr_t)st->frames * 0x9e3779b97f4a7c15ull) ^ (uintptr_t)st->py;
 	size_t i = (size_t)(h ^ (h >> 29)) & (c->cap - 1);
 	for (size_t probes = 0; probes < c->cap; probes++, i = (i + 1) & (c->cap - 1)) {
 		struct sig_slot *s = &c->slot[i];
 		if (!s->used) {
 			s->used = true;
-			s->frames = (const char *const *)d->frames;
-			s->py = (const char *const *)d->py;
-			s->sig = ht_sig_match_stack((const char *const *)d->py, d->npy,
-						    (const char *const *)d->frames, d->nframes);
+			s->frames = (const char *const *)st->frames;
+			s->py = (const char *const *)st->py;
+			s->sig = ht_sig_match_stack((const char *const *)st->py, st->npy,
+						    (const char *const *)st->frames, st->nframes);
 			return s->sig;
 		}
-		if (s->frames == (const char *const *)d->frames && s->py == (const char *const *)d->py)
+		if (s->frames == (const char *const *)st->frames && s->py == (const char *const *)st->py)
 			return s->sig;
 	}
-	return ht_sig_match_stack((const char *const *)d->py, d->npy,
-				  (const char *const *)d->frames, d->nframes);
+	return ht_sig_match_stack((const char *const *)st->py, st->npy,
+				  (const char *const *)st->frames, st->nframes);
 }
 
 /* ---- ranks ---------------------------------------------------------------- */

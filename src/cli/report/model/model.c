@@ -107,6 +107,23 @@ const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cud
 		     cuda_same, &ht_rep_cuda_none);
 }
 
+const struct rep_dstack ht_rep_dstack_none;
+
+static bool dstack_same(const void *x, const void *y)
+{
+	const struct rep_dstack *a = x, *b = y;
+	return a->frames == b->frames && a->py == b->py && a->nframes == b->nframes &&
+	       a->npy == b->npy && a->stack_hash == b->stack_hash && a->wchan == b->wchan &&
+	       a->syscall == b->syscall && a->py_status == b->py_status;
+}
+
+const struct rep_dstack *ht_rep_dstack_share(struct rep_arena *a, struct rep_dstcache *cache,
+					     const struct rep_dstack *v)
+{
+	return share(a, (const void **)cache->v, REP_DSTCACHE, &cache->next, v, sizeof(*v),
+		     dstack_same, &ht_rep_dstack_none);
+}
+
 const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idcache *cache,
 					    const struct rep_ident *id)
 {
@@ -334,7 +351,7 @@ static void work_state(struct rep_job *job, struct rep_proc *p, bool text)
 	double wall = last->ts - first->ts;
 	double cpu = last->cpu - first->cpu;
 	int64_t io = first->io >= 0 && last->io >= 0 ? last->io - first->io : -1;
-	bool moved = first->stack_hash != last->stack_hash;
+	bool moved = rep_dst(first)->stack_hash != rep_dst(last)->stack_hash;
 	p->progressed = moved || io >= (1 << 20);
 	p->why_later = !text;
 	if (moved) {

@@ -196,6 +196,23 @@ struct rep_call {
 	struct rep_loc loc;
 };
 
+/* The main thread's stack as a dump found it (the first and the latest
+ * of an episode have one): one struct for the dumps that say the same (a
+ * group's ranks do), as the reader that read them found
+ * (ht_rep_dstack_share), read through rep_dst(). */
+struct rep_dstack {
+	const char **frames, **py;	/* innermost first */
+	uint32_t nframes, npy;
+	uint64_t stack_hash;
+	const char *wchan, *syscall;
+	const char *py_status;		/* the latest dump's "python" (dump_end) */
+};
+#define REP_DSTCACHE 8
+struct rep_dstcache {
+	const struct rep_dstack *v[REP_DSTCACHE];
+	unsigned next;
+};
+
 /* A dump: the stall line, the main thread's line and dump_end. */
 struct rep_dump {
 	int64_t no, n;
@@ -216,13 +233,8 @@ struct rep_dump {
 	int phase;			/* -1 unknown */
 	double cpu;			/* main thread, seconds; NAN unknown */
 	int64_t io;			/* rchar+wchar of the process; -1 unknown */
-	uint64_t stack_hash;
-	const char *wchan, *syscall;
-	/* Only for the latest dump: the main thread's frames, innermost first. */
-	const char **frames, **py;
-	uint32_t nframes, npy;
+	const struct rep_dstack *st;	/* its main thread's stack: rep_dst() */
 	int64_t frames_of;		/* native frames taken from dump no (read/dumps.c), 0 */
-	const char *py_status;
 	uint32_t unanswered;
 	/* From its dump_end (doc/trace-format.md): "cut" (the dump is not
 	 * whole) and "declared": false (a look that found no stall). */
@@ -465,6 +477,17 @@ static inline const struct rep_cudainit *rep_cuda(const struct rep_proc *p)
  * a copy of it made in a. */
 const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
 					     const struct rep_cudainit *v);
+
+/* What a dump without a stack has: nothing. */
+extern const struct rep_dstack ht_rep_dstack_none;
+static inline const struct rep_dstack *rep_dst(const struct rep_dump *d)
+{
+	return d->st != NULL ? d->st : &ht_rep_dstack_none;
+}
+/* v, shared with one of the last that cache saw that is the same, else
+ * a copy of it made in a; NULL when it is none. */
+const struct rep_dstack *ht_rep_dstack_share(struct rep_arena *a, struct rep_dstcache *cache,
+					     const struct rep_dstack *v);
 
 /* What a process without a struct rep_rare has: no NCCL id (its result
  * REP_UNKNOWN), no location, nothing else. */

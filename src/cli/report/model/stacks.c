@@ -184,10 +184,11 @@ const char *ht_rep_dump_top_frame(struct rep_job *job, const struct rep_dump *d)
 {
 	if (d == NULL)
 		return NULL;
-	if (d->npy > 0)
-		return d->py[0];
-	for (uint32_t i = 0; i < d->nframes; i++) {
-		const char *f = d->frames[i];
+	const struct rep_dstack *st = rep_dst(d);
+	if (st->npy > 0)
+		return st->py[0];
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		const char *f = st->frames[i];
 		if (!is_ours(f) && !is_libc(f) && !module_is(f, "ld-linux") &&
 		    !module_is(f, "linux-vdso") && strncmp(f, "__restore_rt", 12) != 0)
 			return clean_frame(&job->a, f);
@@ -298,9 +299,10 @@ struct memo {
 
 static struct memo *memo_slot(struct memo *m, const struct rep_dump *d)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)d->frames * 0x9e3779b97f4a7c15ull) ^
-		     ((uint64_t)(uintptr_t)d->py * 0xc2b2ae3d27d4eb4full) ^ d->nframes ^
-		     (d->npy << 16);
+	const struct rep_dstack *st = rep_dst(d);
+	uint64_t h = ((uint64_t)(uintptr_t)st->frames * 0x9e3779b97f4a7c15ull) ^
+		     ((uint64_t)(uintptr_t)st->py * 0xc2b2ae3d27d4eb4full) ^ st->nframes ^
+		     (st->npy << 16);
 	return &m[(h ^ (h >> 31)) & (MEMO_SLOTS - 1)];
 }
 
@@ -313,16 +315,17 @@ static void add_proc(struct rep_job *job, struct table *frames, struct table *gr
 	if (d == NULL || !d->have_main)
 		return;
 	struct memo *m = memo_slot(memo, d);
+	const struct rep_dstack *st = rep_dst(d);
 	struct rep_group *g = m->g;
-	if (g == NULL || m->frames != d->frames ||
-	    m->py != d->py || m->nframes != d->nframes || m->npy != d->npy) {
-		size_t n = ht_rep_clean_frames(job, d->frames, d->nframes, d->py, d->npy, raw,
+	if (g == NULL || m->frames != st->frames ||
+	    m->py != st->py || m->nframes != st->nframes || m->npy != st->npy) {
+		size_t n = ht_rep_clean_frames(job, st->frames, st->nframes, st->py, st->npy, raw,
 					       MAX_FRAMES);
 		for (size_t i = 0; i < n; i++)
 			raw[i] = intern(frames, &job->a, raw[i]);
 		g = find_group(groups, job, raw, n);
-		*m = (struct memo){ d->frames, d->py,
-				    d->nframes, d->npy, g };
+		*m = (struct memo){ st->frames, st->py,
+				    st->nframes, st->npy, g };
 	}
 	ht_rep_vec_push(&g->procs, p);
 	p->group = g;

@@ -45,8 +45,11 @@ static bool py_is(const char *frame, const char *func, const char *file)
 
 static int loop_index(const struct rep_dump *d)
 {
-	for (uint32_t i = 0; d != NULL && i < d->npy; i++)
-		if (py_is(d->py[i], "_worker_loop", "torch/utils/data/_utils/worker"))
+	if (d == NULL)
+		return -1;
+	const struct rep_dstack *st = rep_dst(d);
+	for (uint32_t i = 0; i < st->npy; i++)
+		if (py_is(st->py[i], "_worker_loop", "torch/utils/data/_utils/worker"))
 			return (int)i;
 	return -1;
 }
@@ -57,12 +60,13 @@ static bool idle_at(const struct rep_dump *d)
 	int i = loop_index(d);
 	if (i < 1)
 		return false;
+	const char **py = rep_dst(d)->py;
 	for (int k = i - 1; k >= 0; k--) {
-		if (py_is(d->py[k], "get", "multiprocessing/queues"))
+		if (py_is(py[k], "get", "multiprocessing/queues"))
 			return true;
 		/* Only the queue's own machinery may sit under it. */
-		if (strstr(d->py[k], "multiprocessing/") == NULL && strstr(d->py[k], "selectors") == NULL &&
-		    strstr(d->py[k], "threading") == NULL)
+		if (strstr(py[k], "multiprocessing/") == NULL && strstr(py[k], "selectors") == NULL &&
+		    strstr(py[k], "threading") == NULL)
 			return false;
 	}
 	return false;
@@ -86,12 +90,13 @@ static const char *short_frame(struct rep_job *job, const char *f)
 
 static const char *py_where(struct rep_job *job, const struct rep_dump *d)
 {
+	const struct rep_dstack *st = rep_dst(d);
 	int stop = loop_index(d);
 	if (stop < 0)
-		stop = (int)d->npy;
+		stop = (int)st->npy;
 	struct rep_buf b = { 0 };
 	for (int i = 0; i < stop && i < WHERE_FRAMES; i++)
-		ht_rep_buf_printf(&b, "%s%s", i > 0 ? " < " : "", short_frame(job, d->py[i]));
+		ht_rep_buf_printf(&b, "%s%s", i > 0 ? " < " : "", short_frame(job, st->py[i]));
 	if (stop > WHERE_FRAMES)
 		ht_rep_buf_add(&b, " < ...");
 	const char *s = b.n > 0 ? ht_rep_strdup(&job->a, b.s) : NULL;
@@ -103,13 +108,14 @@ static const char *py_where(struct rep_job *job, const struct rep_dump *d)
  * innermost few that have a symbol. */
 static const char *native_where(struct rep_job *job, const struct rep_dump *d, bool *lock)
 {
+	const struct rep_dstack *st = rep_dst(d);
 	uint32_t upto = 0, from = 0;
-	for (uint32_t i = 0; i < d->nframes && i < 16; i++)
-		if (strncmp(d->frames[i], "__restore_rt ", 13) == 0 ||
-		    strstr(d->frames[i], "(libhangtrace.so") != NULL)
+	for (uint32_t i = 0; i < st->nframes && i < 16; i++)
+		if (strncmp(st->frames[i], "__restore_rt ", 13) == 0 ||
+		    strstr(st->frames[i], "(libhangtrace.so") != NULL)
 			from = i + 1;	/* up to here: the dump's own signal handler */
-	for (uint32_t i = from; i < d->nframes && i < from + 16; i++) {
-		const struct ht_sig *s = ht_sig_match_frame(d->frames[i], false);
+	for (uint32_t i = from; i < st->nframes && i < from + 16; i++) {
+		const struct ht_sig *s = ht_sig_match_frame(st->frames[i], false);
 		if (s != NULL && s->kind == HT_SIG_LOCK) {
 			*lock = true;
 			upto = i + 1;
@@ -118,10 +124,10 @@ static const char *native_where(struct rep_job *job, const struct rep_dump *d, b
 	}
 	struct rep_buf b = { 0 };
 	size_t named = 0;
-	for (uint32_t i = from; i < d->nframes && named < NATIVE_FRAMES; i++) {
+	for (uint32_t i = from; i < st->nframes && named < NATIVE_FRAMES; i++) {
 		if (upto > 0 && i >= upto)
 			break;
-		const char *f = d->frames[i];
+		const char *f = st->frames[i];
 		if (strncmp(f, "?? ", 3) == 0 || strstr(f, "(libhangtrace.so") != NULL ||
 		    strncmp(f, "__restore_rt ", 13) == 0)
 			continue;	/* unknown, or the dump's own signal frames */
@@ -161,12 +167,13 @@ static bool is_worker(const struct rep_proc *q, const struct rep_proc *m)
 	if (!fork_child(q) || q->parent != m || !python_proc(m))
 		return false;
 	const struct rep_dump *d = q->last_dump;
-	if (d == NULL || d->npy == 0)
+	const struct rep_dstack *st = d != NULL ? rep_dst(d) : &ht_rep_dstack_none;
+	if (st->npy == 0)
 		return true;	/* not dumped, or no Python frames: a fork child of a Python main */
 	if (loop_index(d) >= 0)
 		return true;
-	const struct ht_sig *s = ht_sig_match_stack((const char *const *)d->py, d->npy,
-						    (const char *const *)d->frames, d->nframes);
+	const struct ht_sig *s = ht_sig_match_stack((const char *const *)st->py, st->npy,
+						    (const char *const *)st->frames, st->nframes);
 	return s != NULL && (s->kind == HT_SIG_QUEUE || s->kind == HT_SIG_DATALOADER);
 }
 
@@ -175,12 +182,13 @@ static bool is_worker(const struct rep_proc *q, const struct rep_proc *m)
  * native frames to the same place), else the same stack. */
 static bool same_place(const struct rep_dump *a, const struct rep_dump *b)
 {
-	if (a->npy == 0 || b->npy == 0)
-		return a->stack_hash == b->stack_hash;
-	if (a->npy != b->npy)
+	const struct rep_dstack *x = rep_dst(a), *y = rep_dst(b);
+	if (x->npy == 0 || y->npy == 0)
+		return x->stack_hash == y->stack_hash;
+	if (x->npy != y->npy)
 		return false;
-	for (uint32_t i = 0; i < a->npy; i++)
-		if (strcmp(a->py[i], b->py[i]) != 0)
+	for (uint32_t i = 0; i < x->npy; i++)
+		if (strcmp(x->py[i], y->py[i]) != 0)
 			return false;
 	return true;
 }
@@ -240,14 +248,15 @@ static void judge(struct rep_job *job, struct rep_worker *w, const struct rep_pr
 	if (with_rank)
 		w->end_ts = q->exit_ts;
 	const struct rep_dump *last = q->last_dump, *first = first_dump(q);
-	if (last == NULL || !last->have_main || (last->npy == 0 && last->nframes == 0)) {
+	const struct rep_dstack *st = last != NULL ? rep_dst(last) : &ht_rep_dstack_none;
+	if (last == NULL || !last->have_main || (st->npy == 0 && st->nframes == 0)) {
 		w->state = REP_WK_RUNNING;
 		w->doing = q->ndumps == 0 ? "alive; never dumped (what it does is unknown)" :
 			   "alive; its dump has no stack of its main thread";
 		return;
 	}
-	w->sig = ht_sig_match_stack((const char *const *)last->py, last->npy,
-				    (const char *const *)last->frames, last->nframes);
+	w->sig = ht_sig_match_stack((const char *const *)st->py, st->npy,
+				    (const char *const *)st->frames, st->nframes);
 	w->py_where = py_where(job, last);
 	w->native = native_where(job, last, &w->lock_wait);
 	if (idle_at(last)) {

@@ -70,6 +70,11 @@ struct rep_fd {
 #define FDC(f) { "cuda_init." #f, REP_FT_OF(((struct rep_cudainit *)0)->f),	\
 		 FD_CUDA | offsetof(struct rep_cudainit, f) }
 
+/* A member of a dump's struct rep_dstack (model.h), in the dump's table,
+ * the same way (named as the dump's member was). */
+#define FD_DST ((size_t)1 << 26)
+#define FDS(f) { #f, REP_FT_OF(((struct rep_dstack *)0)->f), FD_DST | offsetof(struct rep_dstack, f) }
+
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
  * model" in model.h) are not written: the model makes them again. */
@@ -179,9 +184,9 @@ static const struct rep_fd rep_dg_dump[] = {
 	FD(rep_dump, call_age), FD(rep_dump, epoch), FD(rep_dump, line), FD(rep_dump, loc),
 	FD(rep_dump, main_loc), FD(rep_dump, end_loc), FD(rep_dump, nthreads),
 	FD(rep_dump, main_seen), FD(rep_dump, have_main), FD(rep_dump, answered),
-	FD(rep_dump, state), FD(rep_dump, cpu), FD(rep_dump, io), FD(rep_dump, stack_hash),
-	FD(rep_dump, wchan), FD(rep_dump, syscall), FD(rep_dump, unanswered),
-	FD(rep_dump, frames_of), FD(rep_dump, py_status), FD(rep_dump, cut),
+	FD(rep_dump, state), FD(rep_dump, cpu), FD(rep_dump, io), FDS(stack_hash),
+	FDS(wchan), FDS(syscall), FD(rep_dump, unanswered),
+	FD(rep_dump, frames_of), FDS(py_status), FD(rep_dump, cut),
 	FD(rep_dump, undeclared),
 };
 
@@ -328,7 +333,8 @@ void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, siz
 const size_t *ht_dg_locs(int t, size_t *n);
 /* Where the member at off (a struct rep_fd's) of record rec of table t is:
  * a process's rare member in its struct rep_rare (ht_rep_rare_none when it
- * has none, so only to read), its ident's in its struct rep_ident. */
+ * has none, so only to read), its ident's in its struct rep_ident, a
+ * dump's stack's in its struct rep_dstack. */
 static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 {
 	if (t == DG_PROC && (off & FD_RARE))
@@ -339,6 +345,8 @@ static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 		return (const char *)rep_cuda(rec) + (off & ~FD_CUDA);
 	if (t == DG_PROC && (off & FD_HF))
 		return (const char *)rep_hf(rec) + (off & ~FD_HF);
+	if (t == DG_DUMP && (off & FD_DST))
+		return (const char *)rep_dst(rec) + (off & ~FD_DST);
 	return (const char *)rec + off;
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most

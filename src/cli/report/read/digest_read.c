@@ -521,6 +521,8 @@ struct dctx {
 	struct rep_idcache ids;		/* the idents its records made, to share */
 	struct rep_cudacache cudas;	/* and their cuInits */
 	struct rep_hfcache hfs;		/* and their host facts */
+	struct rep_dstcache dsts;	/* and their dumps' stacks */
+	struct rep_dstack dst;		/* the dump read last: its stack's members */
 };
 
 /* Makes r ready for another record, its memory kept (free: given back). */
@@ -777,11 +779,15 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	struct rep_hostfacts hf = { 0 };
 	if (t == DG_PROC)
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
+	if (t == DG_DUMP)	/* (a dump's stack: shared by get_array, with its frames) */
+		c->dst = ht_rep_dstack_none;
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-		set_field(c, fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
+		set_field(c, t != DG_PROC && t != DG_DUMP ? (char *)base + fd[i].off :
+			  fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
 			  fd[i].off & FD_ID ? (char *)&id + (fd[i].off & ~FD_ID) :
 			  fd[i].off & FD_CUDA ? (char *)&ci + (fd[i].off & ~FD_CUDA) :
 			  fd[i].off & FD_HF ? (char *)&hf + (fd[i].off & ~FD_HF) :
+			  fd[i].off & FD_DST ? (char *)&c->dst + (fd[i].off & ~FD_DST) :
 			  (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
@@ -1231,8 +1237,9 @@ static bool get_array(struct dctx *c, struct rep_proc *p, struct rproc *r,
 		}
 		r->stk[2 * j] = st[0];
 		r->stk[2 * j + 1] = st[1];
-		get_stack(c, st[0], &d->frames, &d->nframes);
-		get_stack(c, st[1], &d->py, &d->npy);
+		get_stack(c, st[0], &c->dst.frames, &c->dst.nframes);
+		get_stack(c, st[1], &c->dst.py, &c->dst.npy);
+		d->st = ht_rep_dstack_share(c->a, &c->dsts, &c->dst);
 	}
 	return true;
 }

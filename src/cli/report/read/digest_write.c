@@ -714,9 +714,9 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 				continue;
 			/* its stacks after '*': frames, then py, left out from the
 			 * end where they are the base dump's */
-			const struct rep_dump *d = rec;
-			json_int_t fr = d->frames != NULL ? stack_index(w, d->frames, d->nframes) : -1;
-			json_int_t py = d->py != NULL ? stack_index(w, d->py, d->npy) : -1, bf, bp;
+			const struct rep_dstack *st = rep_dst(rec);
+			json_int_t fr = st->frames != NULL ? stack_index(w, st->frames, st->nframes) : -1;
+			json_int_t py = st->py != NULL ? stack_index(w, st->py, st->npy) : -1, bf, bp;
 			ht_dg_stack_base(b != NULL ? b->stk : NULL, b != NULL ? b->narr[a] : 0,
 					 r->stk, j, &bf, &bp);
 			r->stk[2 * j] = fr;

@@ -96,11 +96,11 @@ static struct rep_tail *tail_of(struct rep_rctx *c, const char *s, size_t n)
 	uint64_t sh = 0xcbf29ce484222325ull;
 	json_t *fr = json_object_get(o, "frames");
 	json_t *py = json_object_get(o, "python");
-	x->nframes = json_is_array(fr) ? frames_of(c, fr, &sh, &x->frames, true) : 0;
-	x->npy = json_is_array(py) ? frames_of(c, py, &sh, &x->py, true) : 0;
-	x->stack_hash = sh;
-	x->wchan = ht_rep__str(&c->a, o, "wchan");
-	x->syscall = ht_rep__str(&c->a, o, "syscall");
+	x->st.nframes = json_is_array(fr) ? frames_of(c, fr, &sh, &x->st.frames, true) : 0;
+	x->st.npy = json_is_array(py) ? frames_of(c, py, &sh, &x->st.py, true) : 0;
+	x->st.stack_hash = sh;
+	x->st.wchan = ht_rep__str(&c->a, o, "wchan");
+	x->st.syscall = ht_rep__str(&c->a, o, "syscall");
 	json_decref(o);
 	if (t->n < MAX_TAILS && ((t->n + 1) * 2 <= t->cap || ht_rep__ttab_grow(t, 256))) {
 		x->key = (struct rep_tkey){ ht_rep_strndup(&c->a, s, n), (uint32_t)n, h };
@@ -126,16 +126,6 @@ static bool thread_head(struct rep_proc *p, struct rep_dump *d, json_t *o, const
 	return true;
 }
 
-static void take_tail(struct rep_dump *d, const struct rep_tail *x)
-{
-	d->frames = x->frames;
-	d->py = x->py;
-	d->nframes = x->nframes;
-	d->npy = x->npy;
-	d->stack_hash = x->stack_hash;
-	d->wchan = x->wchan;
-	d->syscall = x->syscall;
-}
 
 /* The head of a thread line (n bytes) into buf, without its times: the
  * library writes {"t":"thread","ts":A,"mono":B,"dump":... and the stage
@@ -201,7 +191,7 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 				return;
 			struct rep_tail *x = tail_of(c, cut + 1, len - (size_t)(cut + 1 - s));
 			if (x != NULL) {
-				take_tail(d, x);
+				d->st = &x->st;	/* (kept in c->a, for the dumps of its text) */
 				return;
 			}
 		} else {
@@ -214,7 +204,7 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 		json_decref(o);
 		return;
 	}
-	struct rep_tail x = { 0 };
+	struct rep_dstack x = { 0 };
 	uint64_t sh = 0xcbf29ce484222325ull;
 	json_t *fr = json_object_get(o, "frames");
 	json_t *py = json_object_get(o, "python");
@@ -223,7 +213,7 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 	x.stack_hash = sh;
 	x.wchan = ht_rep__str(&c->a, o, "wchan");
 	x.syscall = ht_rep__str(&c->a, o, "syscall");
-	take_tail(d, &x);
+	d->st = ht_rep_dstack_share(&c->a, &c->dsts, &x);
 	json_decref(o);
 }
 
@@ -247,7 +237,12 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 	int64_t un = ht_rep__int(o, "unanswered");
 	d->unanswered = un > 0 ? (uint32_t)un : 0;
 	if (last) {
-		d->py_status = ht_rep__str(&c->a, o, "python");
+		const char *py_status = ht_rep__str(&c->a, o, "python");
+		if (py_status != NULL) {
+			struct rep_dstack v = *rep_dst(d);
+			v.py_status = py_status;
+			d->st = ht_rep_dstack_share(&c->a, &c->dsts, &v);
+		}
 		p->colls_total = ht_rep__int(o, "collectives_total");
 		json_t *ring = json_object_get(o, "collectives");
 		size_t n = json_array_size(ring);
@@ -268,15 +263,16 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 /* The main thread's native frames were taken (it answered the dump). */
 static bool unwound(const struct rep_dump *d)
 {
-	return d->have_main && d->answered && d->nframes > 0;
+	return d->have_main && d->answered && rep_dst(d)->nframes > 0;
 }
 
 static bool same_python(const struct rep_dump *a, const struct rep_dump *b)
 {
-	if (a->npy == 0 || a->npy != b->npy)
+	const struct rep_dstack *x = rep_dst(a), *y = rep_dst(b);
+	if (x->npy == 0 || x->npy != y->npy)
 		return false;
-	for (uint32_t k = 0; k < a->npy; k++)
-		if (strcmp(a->py[k], b->py[k]) != 0)
+	for (uint32_t k = 0; k < x->npy; k++)
+		if (strcmp(x->py[k], y->py[k]) != 0)
 			return false;
 	return true;
 }
@@ -319,9 +315,11 @@ static void fill_unanswered(struct rep_rctx *c, struct rep_proc *p, size_t first
 			if (p->dumps[i].epoch == p->epoch && unwound(&p->dumps[i]))
 				src = &p->dumps[i];
 		if (src != NULL && same_python(u, src)) {
-			u->frames = src->frames;
-			u->nframes = src->nframes;
-			u->stack_hash = src->stack_hash;
+			struct rep_dstack v = *rep_dst(u);
+			v.frames = rep_dst(src)->frames;
+			v.nframes = rep_dst(src)->nframes;
+			v.stack_hash = rep_dst(src)->stack_hash;
+			u->st = ht_rep_dstack_share(&c->a, &c->dsts, &v);
 			u->frames_of = src->no;
 		}
 	}

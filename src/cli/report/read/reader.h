@@ -130,10 +130,7 @@ void ht_rep__seen_free(struct rep_seen *t);
 /* Thread lines' frames, parsed once per distinct text (see parse.c). */
 struct rep_tail {
 	struct rep_tkey key;	/* first */
-	const char **frames, **py;
-	uint32_t nframes, npy;
-	uint64_t stack_hash;
-	const char *wchan, *syscall;
+	struct rep_dstack st;	/* (no py_status: dump_end's) */
 };
 
 /* Event lines' repeated tails, parsed once (see lines.c). */
@@ -179,6 +176,7 @@ struct rep_rctx {
 	struct rep_idcache ids;		/* the idents its headers made, to share */
 	struct rep_cudacache cudas;	/* and the cuInits its phase lines told */
 	struct rep_hfcache hfs;		/* and the host facts of its host lines */
+	struct rep_dstcache dsts;	/* and the stacks of its dumps */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */
