@@ -107,6 +107,36 @@ const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cud
 		     cuda_same, &ht_rep_cuda_none);
 }
 
+const struct rep_versions ht_rep_vers_none = {
+	.value = { [0 ... REP_VER_COUNT - 1] = REP_UNKNOWN },
+};
+
+static bool vers_same(const void *x, const void *y)
+{
+	const struct rep_versions *a = x, *b = y;
+	for (int k = 0; k < REP_VER_COUNT; k++)
+		if (a->value[k] != b->value[k] || a->provider[k] != b->provider[k])
+			return false;
+	return true;
+}
+
+const struct rep_versions *ht_rep_vers_share(struct rep_arena *a, struct rep_verscache *cache,
+					     const struct rep_versions *v)
+{
+	return share(a, (const void **)cache->v, REP_VERSCACHE, &cache->next, v, sizeof(*v),
+		     vers_same, &ht_rep_vers_none);
+}
+
+void ht_rep_ver_set(struct rep_arena *a, struct rep_verscache *cache, struct rep_proc *p, int k,
+		    int64_t value, const char *provider, const struct rep_loc *loc)
+{
+	struct rep_versions v = *rep_vers(p);
+	v.value[k] = value;
+	v.provider[k] = provider;
+	p->vers = ht_rep_vers_share(a, cache, &v);
+	p->ver_loc[k] = *loc;
+}
+
 const struct rep_dstack ht_rep_dstack_none;
 
 static bool dstack_same(const void *x, const void *y)
@@ -187,8 +217,8 @@ static bool gpu_active(const struct rep_proc *p)
 	for (int i = HT_PHASE_CUDA_INIT; i < HT_PHASE_COUNT; i++)
 		if (rep_ph(p, i)->begun)
 			return true;
-	return p->ncomms > 0 || p->ver[REP_VER_DRIVER].value != REP_UNKNOWN ||
-	       p->ver[REP_VER_NCCL].value != REP_UNKNOWN || rep_rare(p)->ncerr > 0;
+	return p->ncomms > 0 || rep_vers(p)->value[REP_VER_DRIVER] != REP_UNKNOWN ||
+	       rep_vers(p)->value[REP_VER_NCCL] != REP_UNKNOWN || rep_rare(p)->ncerr > 0;
 }
 
 /* A DataLoader-style worker: forked from a traced process and never exec'd. */

@@ -159,8 +159,17 @@ struct rep_hfcache {
 
 enum rep_version_kind { REP_VER_DRIVER, REP_VER_RUNTIME, REP_VER_NCCL, REP_VER_COUNT };
 
+/* A process's versions as its version lines and nccl events told them,
+ * less where (in the process: ver_loc): one struct for the processes
+ * that say the same (a host's nearly always do), as the reader that read
+ * them found (ht_rep_vers_share), read through rep_vers(). */
+struct rep_versions {
+	int64_t value[REP_VER_COUNT];	/* REP_UNKNOWN when not seen */
+	const char *provider[REP_VER_COUNT];
+};
+/* One of them with where it was told: a digest's record (read/digest.h). */
 struct rep_version {
-	int64_t value;			/* REP_UNKNOWN when not seen */
+	int64_t value;
 	const char *provider;
 	struct rep_loc loc;
 };
@@ -206,6 +215,11 @@ struct rep_dstack {
 	uint64_t stack_hash;
 	const char *wchan, *syscall;
 	const char *py_status;		/* the latest dump's "python" (dump_end) */
+};
+#define REP_VERSCACHE 4
+struct rep_verscache {
+	const struct rep_versions *v[REP_VERSCACHE];
+	unsigned next;
 };
 #define REP_DSTCACHE 8
 struct rep_dstcache {
@@ -356,7 +370,8 @@ struct rep_proc {
 	const struct rep_hostfacts *hf;	/* its host line's: rep_hf() */
 	int64_t hf_shm_free;		/* free /dev/shm it saw there */
 	struct rep_loc hf_loc;		/* that line */
-	struct rep_version ver[REP_VER_COUNT];
+	const struct rep_versions *vers;	/* rep_vers() */
+	struct rep_loc ver_loc[REP_VER_COUNT];	/* the lines that told them */
 	/* (CUDA errors: in rare) */
 	int64_t cuda_count;		/* cuDeviceGetCount, REP_UNKNOWN */
 	struct rep_comm *comms;
@@ -477,6 +492,20 @@ static inline const struct rep_cudainit *rep_cuda(const struct rep_proc *p)
  * a copy of it made in a. */
 const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
 					     const struct rep_cudainit *v);
+
+/* What a process that told no version has: all unknown. */
+extern const struct rep_versions ht_rep_vers_none;
+static inline const struct rep_versions *rep_vers(const struct rep_proc *p)
+{
+	return p->vers != NULL ? p->vers : &ht_rep_vers_none;
+}
+/* v, shared with one of the last that cache saw that is the same, else
+ * a copy of it made in a; NULL when it is none. */
+const struct rep_versions *ht_rep_vers_share(struct rep_arena *a, struct rep_verscache *cache,
+					     const struct rep_versions *v);
+/* p's version k (HT_VER_*) set to value, told by provider at loc. */
+void ht_rep_ver_set(struct rep_arena *a, struct rep_verscache *cache, struct rep_proc *p, int k,
+		    int64_t value, const char *provider, const struct rep_loc *loc);
 
 /* What a dump without a stack has: nothing. */
 extern const struct rep_dstack ht_rep_dstack_none;

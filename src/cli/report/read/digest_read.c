@@ -357,7 +357,9 @@ static void remap_proc(struct rep_proc *p, const uint32_t *to, uint32_t nf)
 	remap_locs(p, DG_PROC, to, nf);
 	remap_all(p->ph, p->ph_dense ? HT_PHASE_COUNT : (size_t)__builtin_popcount(p->ph_has),
 		  sizeof(*p->ph), DG_PHASE, to, nf);
-	remap_all(p->ver, REP_VER_COUNT, sizeof(*p->ver), DG_VERSION, to, nf);
+	for (int k = 0; k < REP_VER_COUNT; k++)
+		if (p->ver_loc[k].file < nf)
+			p->ver_loc[k].file = to[p->ver_loc[k].file];
 	remap_all(p->conn, p->nconn, sizeof(*p->conn), DG_CONNECT, to, nf);
 	const struct rep_rare *r = rep_rare(p);	/* (its arrays: none's are empty) */
 	remap_all(r->listen, r->nlisten, sizeof(*r->listen), DG_LISTEN, to, nf);
@@ -522,6 +524,7 @@ struct dctx {
 	struct rep_cudacache cudas;	/* and their cuInits */
 	struct rep_hfcache hfs;		/* and their host facts */
 	struct rep_dstcache dsts;	/* and their dumps' stacks */
+	struct rep_verscache vers;	/* and their versions */
 	struct rep_dstack dst;		/* the dump read last: its stack's members */
 };
 
@@ -1188,6 +1191,22 @@ static bool get_phases(struct dctx *c, const char **pp, const char *end, struct 
 	return ok;
 }
 
+/* A record's versions (at *pp, as get_lists; pp NULL: its base's) into p. */
+static bool get_versions(struct dctx *c, const char **pp, const char *end, struct rep_proc *p,
+			 struct rep_dval *const *b, struct rep_dval **keep)
+{
+	struct rep_version v[REP_VER_COUNT];
+	bool ok = get_lists(c, pp, end, v, sizeof(*v), REP_VER_COUNT, DG_VERSION, b, keep);
+	struct rep_versions s;
+	for (int k = 0; k < REP_VER_COUNT; k++) {
+		s.value[k] = v[k].value;
+		s.provider[k] = v[k].provider;
+		p->ver_loc[k] = v[k].loc;
+	}
+	p->vers = ht_rep_vers_share(c->a, &c->vers, &s);
+	return ok;
+}
+
 /* A record's section that holds a JSON value (its string token's text):
  * parsed, NULL when it cannot be. */
 static json_t *json_section(const char **p, const char *end)
@@ -1282,8 +1301,7 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 			ph = true;
 			break;
 		case 'V':
-			ok = get_lists(c, &p, end, pr->ver, sizeof(*pr->ver), REP_VER_COUNT,
-				       DG_VERSION, b != NULL ? b->ver : NULL, r->ver);
+			ok = get_versions(c, &p, end, pr, b != NULL ? b->ver : NULL, r->ver);
 			ver = true;
 			break;
 		case '[': {
@@ -1336,8 +1354,7 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 	if (!ph)
 		get_phases(c, NULL, end, pr, b != NULL ? b->ph : NULL, r->ph);
 	if (!ver)
-		get_lists(c, NULL, end, pr->ver, sizeof(*pr->ver), REP_VER_COUNT, DG_VERSION,
-			  b != NULL ? b->ver : NULL, r->ver);
+		get_versions(c, NULL, end, pr, b != NULL ? b->ver : NULL, r->ver);
 	pr->work = -1;		/* as the reader leaves it (parse.c) */
 	/* What the reader of trace files makes sure of, made sure of here
 	 * too (a digest's values read but out of range: not the writer's) */

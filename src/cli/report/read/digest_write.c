@@ -688,8 +688,11 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 	put_lists(&o, from, HT_PHASE_COUNT);
 	from = o.n;
 	ht_rep_buf_addn(&o, "V", 1);
-	for (int i = 0; i < REP_VER_COUNT; i++)
-		record(w, &o, &p->ver[i], DG_VERSION, b != NULL ? b->ver[i] : NULL, &r->ver[i]);
+	for (int i = 0; i < REP_VER_COUNT; i++) {
+		struct rep_version v = { rep_vers(p)->value[i], rep_vers(p)->provider[i],
+					 p->ver_loc[i] };
+		record(w, &o, &v, DG_VERSION, b != NULL ? b->ver[i] : NULL, &r->ver[i]);
+	}
 	put_lists(&o, from, REP_VER_COUNT);
 	for (int a = 0; a < DA_N; a++) {
 		size_t cnt;

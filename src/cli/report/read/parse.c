@@ -162,8 +162,6 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	p->device.ordinal = p->device.count = p->device.local_rank = REP_UNKNOWN;
 	p->cuda_count = REP_UNKNOWN;
 	p->exit_status = REP_UNKNOWN;
-	for (int i = 0; i < REP_VER_COUNT; i++)
-		p->ver[i].value = REP_UNKNOWN;
 	p->work = -1;
 	json_t *cmd = json_object_get(o, "cmdline");
 	if (json_is_array(cmd))

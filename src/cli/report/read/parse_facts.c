@@ -195,9 +195,7 @@ void ht_rep__on_version(struct rep_rctx *c, struct rep_proc *p, json_t *o, const
 	int64_t v = ht_rep__int(o, "value");
 	if (k < 0 || v == REP_UNKNOWN)
 		return;
-	p->ver[k].value = v;
-	p->ver[k].provider = ht_rep__str(&c->a, o, "provider");
-	p->ver[k].loc = *loc;
+	ht_rep_ver_set(&c->a, &c->vers, p, k, v, ht_rep__str(&c->a, o, "provider"), loc);
 }
 
 void ht_rep__on_cuda(struct rep_rctx *c, struct rep_proc *p, json_t *o, const struct rep_loc *loc)
@@ -265,11 +263,9 @@ void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	int64_t tid = c->tid;	/* the head's (lines.c) */
 	int64_t ver = ht_rep__int(o, "nccl_version");
 
-	if (ver != REP_UNKNOWN && p->ver[REP_VER_NCCL].value == REP_UNKNOWN) {
-		p->ver[REP_VER_NCCL].value = ver;
-		p->ver[REP_VER_NCCL].provider = ht_rep__str(&c->a, o, "provider");
-		p->ver[REP_VER_NCCL].loc = *loc;
-	}
+	if (ver != REP_UNKNOWN && rep_vers(p)->value[REP_VER_NCCL] == REP_UNKNOWN)
+		ht_rep_ver_set(&c->a, &c->vers, p, REP_VER_NCCL, ver,
+			       ht_rep__str(&c->a, o, "provider"), loc);
 	if (fn != NULL && strcmp(fn, "not_observable") == 0) {
 		const char *why = ht_rep__str(&c->a, o, "reason");
 		struct rep_rare *rr = ht_rep_rare_w(&c->a, p);

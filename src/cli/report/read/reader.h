@@ -177,6 +177,7 @@ struct rep_rctx {
 	struct rep_cudacache cudas;	/* and the cuInits its phase lines told */
 	struct rep_hfcache hfs;		/* and the host facts of its host lines */
 	struct rep_dstcache dsts;	/* and the stacks of its dumps */
+	struct rep_verscache vers;	/* and the versions they told */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

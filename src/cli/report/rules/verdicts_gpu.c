@@ -61,14 +61,14 @@ static int cmp_cfail(const void *a, const void *b)
 
 static int64_t driver_of(const struct rep_proc *p)
 {
-	return p->ver[REP_VER_DRIVER].value != REP_UNKNOWN ? p->ver[REP_VER_DRIVER].value :
-	       rep_cuda(p)->driver_version;
+	int64_t v = rep_vers(p)->value[REP_VER_DRIVER];
+	return v != REP_UNKNOWN ? v : rep_cuda(p)->driver_version;
 }
 
 static int64_t runtime_of(const struct rep_proc *p)
 {
-	return p->ver[REP_VER_RUNTIME].value != REP_UNKNOWN ? p->ver[REP_VER_RUNTIME].value :
-	       rep_cuda(p)->runtime_version;
+	int64_t v = rep_vers(p)->value[REP_VER_RUNTIME];
+	return v != REP_UNKNOWN ? v : rep_cuda(p)->runtime_version;
 }
 
 static void cuda_init(struct rep_job *job)
@@ -122,7 +122,7 @@ static void cuda_init(struct rep_job *job)
 				const struct rep_loc *l = rep_has_loc(&q->cuda_init_loc) ? &q->cuda_init_loc :
 							  &rep_ph(q, HT_PHASE_CUDA_INIT)->end;
 				if (!rep_has_loc(l))
-					l = &q->ver[REP_VER_DRIVER].loc;
+					l = &q->ver_loc[REP_VER_DRIVER];
 				ht_rep_verdict_evidence(job, v, l, NULL);
 			}
 			double t = rep_ph(q, HT_PHASE_CUDA_INIT)->begun ? rep_ph(q, HT_PHASE_CUDA_INIT)->ts : q->ts0;
@@ -237,7 +237,7 @@ static int64_t version_of(const struct rep_proc *p, int k)
 		return driver_of(p);
 	if (k == REP_VER_RUNTIME)
 		return runtime_of(p);
-	return p->ver[REP_VER_NCCL].value;
+	return rep_vers(p)->value[REP_VER_NCCL];
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -313,14 +313,14 @@ static void version_mismatch(struct rep_job *job)
 			ht_rep_blame(job, v, p);
 			ht_rep_hosts_add(hosts, &nh, 8, p->h);
 			if (v->nevidence < 2) {
-				const struct rep_loc *l = &p->ver[k].loc;
+				const struct rep_loc *l = &p->ver_loc[k];
 				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init_loc, NULL);
 			}
 		}
 		for (size_t i = 0; i < job->mains.n; i++) {
 			struct rep_proc *p = job->mains.v[i];
 			if (version_of(p, k) == major) {
-				const struct rep_loc *l = &p->ver[k].loc;
+				const struct rep_loc *l = &p->ver_loc[k];
 				ht_rep_verdict_evidence(job, v, rep_has_loc(l) ? l : &p->cuda_init_loc, NULL);
 				break;
 			}
