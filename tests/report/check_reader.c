@@ -395,7 +395,7 @@ START_TEST(test_repeated_tails)
 		ck_assert_double_eq_tol(rep_ph(p, HT_PHASE_RENDEZVOUS)->end_ts, 1700000002.0 + r, 1e-6);
 		ck_assert_uint_eq(p->ncomms, 1);
 		ck_assert_int_eq(p->comms[0].tid, 100 + r);
-		ck_assert_int_eq(p->comms[0].nranks, 6);
+		ck_assert_int_eq(rep_cid(&p->comms[0])->nranks, 6);
 		ck_assert_uint_eq(p->ncalls, 1);
 		ck_assert_double_eq_tol(p->calls[0].ts, 1700000000.5, 1e-6);
 		ck_assert(has_warning(&job, name[r], 7, "not JSON"));

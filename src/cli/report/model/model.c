@@ -137,6 +137,23 @@ void ht_rep_ver_set(struct rep_arena *a, struct rep_verscache *cache, struct rep
 	p->ver_loc[k] = *loc;
 }
 
+const struct rep_commid ht_rep_commid_none = { .nranks = REP_UNKNOWN, .color = REP_UNKNOWN };
+
+static bool commid_same(const void *x, const void *y)
+{
+	const struct rep_commid *a = x, *b = y;
+	return a->fn == b->fn && a->root == b->root && a->id_hash == b->id_hash &&
+	       a->commid == b->commid && a->parent == b->parent && a->comm_name == b->comm_name &&
+	       a->nranks == b->nranks && a->color == b->color;
+}
+
+const struct rep_commid *ht_rep_commid_share(struct rep_arena *a, struct rep_cidcache *cache,
+					     const struct rep_commid *v)
+{
+	return share(a, (const void **)cache->v, REP_CIDCACHE, &cache->next, v, sizeof(*v),
+		     commid_same, &ht_rep_commid_none);
+}
+
 const struct rep_dstack ht_rep_dstack_none;
 
 static bool dstack_same(const void *x, const void *y)
@@ -498,19 +515,20 @@ static int64_t larger_world(const struct rep_job *job, int64_t launcher, struct 
 	int64_t size = 0;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
-		for (size_t k = 0; k < p->ncomms; k++)
-			if (p->comms[k].nranks > launcher && p->comms[k].nranks > size &&
-			    p->comms[k].nranks <= REP_MAX_WORLD) {
-				size = p->comms[k].nranks;
+		for (size_t k = 0; k < p->ncomms; k++) {
+			int64_t n = rep_cid(&p->comms[k])->nranks;
+			if (n > launcher && n > size && n <= REP_MAX_WORLD) {
+				size = n;
 				*loc = p->comms[k].begin;
 			}
+		}
 	}
 	size_t holders = 0;
 	for (size_t i = 0; i < job->mains.n && size > 0; i++) {
 		const struct rep_proc *p = job->mains.v[i];
 		size_t held = 0;
 		for (size_t k = 0; k < p->ncomms; k++) {
-			if (p->comms[k].nranks != size)
+			if (rep_cid(&p->comms[k])->nranks != size)
 				continue;
 			if (p->comms[k].rank != p->rank || ++held > 1)
 				return 0;	/* GPUs per process, not processes */
@@ -570,11 +588,13 @@ static void world_size(struct rep_job *job)
 	}
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		for (size_t k = 0; k < p->ncomms; k++)
-			if (p->comms[k].nranks > best && p->comms[k].nranks <= REP_MAX_WORLD) {
-				best = p->comms[k].nranks;
+		for (size_t k = 0; k < p->ncomms; k++) {
+			int64_t n = rep_cid(&p->comms[k])->nranks;
+			if (n > best && n <= REP_MAX_WORLD) {
+				best = n;
 				loc = p->comms[k].begin;
 			}
+		}
 	}
 	if (best > 0) {
 		job->world_size = best;

@@ -181,11 +181,24 @@ struct rep_cuda_err {
 	struct rep_loc loc;
 };
 
+/* What a communicator init says of the communicator, the same on each of
+ * its ranks: one struct for the inits that say the same, as the reader
+ * that read them found (ht_rep_commid_share), read through rep_cid(). */
+struct rep_commid {
+	const char *fn, *root, *id_hash, *commid, *parent, *comm_name;
+	int64_t nranks, color;		/* REP_UNKNOWN */
+};
+#define REP_CIDCACHE 8
+struct rep_cidcache {
+	const struct rep_commid *v[REP_CIDCACHE];
+	unsigned next;
+};
+
 /* One communicator init (or split) as the nccl events tell it. */
 struct rep_comm {
-	const char *fn, *comm, *root, *id_hash, *commid, *parent;
-	const char *error, *last_error, *comm_name;
-	int64_t nranks, rank, result, color, tid;
+	const struct rep_commid *id;	/* rep_cid() */
+	const char *comm, *error, *last_error;
+	int64_t rank, result, tid;
 	bool ended, failed, nested;
 	double ts, mono;
 	struct rep_loc begin, end;
@@ -506,6 +519,17 @@ const struct rep_versions *ht_rep_vers_share(struct rep_arena *a, struct rep_ver
 /* p's version k (HT_VER_*) set to value, told by provider at loc. */
 void ht_rep_ver_set(struct rep_arena *a, struct rep_verscache *cache, struct rep_proc *p, int k,
 		    int64_t value, const char *provider, const struct rep_loc *loc);
+
+/* What an init that said nothing of its communicator has: all unknown. */
+extern const struct rep_commid ht_rep_commid_none;
+static inline const struct rep_commid *rep_cid(const struct rep_comm *k)
+{
+	return k->id != NULL ? k->id : &ht_rep_commid_none;
+}
+/* v, shared with one of the last that cache saw that is the same, else
+ * a copy of it made in a; NULL when it is none. */
+const struct rep_commid *ht_rep_commid_share(struct rep_arena *a, struct rep_cidcache *cache,
+					     const struct rep_commid *v);
 
 /* What a dump without a stack has: nothing. */
 extern const struct rep_dstack ht_rep_dstack_none;

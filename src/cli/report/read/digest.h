@@ -75,6 +75,10 @@ struct rep_fd {
 #define FD_DST ((size_t)1 << 26)
 #define FDS(f) { #f, REP_FT_OF(((struct rep_dstack *)0)->f), FD_DST | offsetof(struct rep_dstack, f) }
 
+/* A member of a communicator init's struct rep_commid, the same way. */
+#define FD_CID ((size_t)1 << 25)
+#define FDK(f) { #f, REP_FT_OF(((struct rep_commid *)0)->f), FD_CID | offsetof(struct rep_commid, f) }
+
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
  * model" in model.h) are not written: the model makes them again. */
@@ -157,10 +161,10 @@ static const struct rep_fd rep_dg_cuda_err[] = {
 };
 
 static const struct rep_fd rep_dg_comm[] = {
-	FD(rep_comm, fn), FD(rep_comm, comm), FD(rep_comm, root), FD(rep_comm, id_hash),
-	FD(rep_comm, commid), FD(rep_comm, parent), FD(rep_comm, error),
-	FD(rep_comm, last_error), FD(rep_comm, comm_name), FD(rep_comm, nranks),
-	FD(rep_comm, rank), FD(rep_comm, result), FD(rep_comm, color), FD(rep_comm, tid),
+	FDK(fn), FD(rep_comm, comm), FDK(root), FDK(id_hash),
+	FDK(commid), FDK(parent), FD(rep_comm, error),
+	FD(rep_comm, last_error), FDK(comm_name), FDK(nranks),
+	FD(rep_comm, rank), FD(rep_comm, result), FDK(color), FD(rep_comm, tid),
 	FD(rep_comm, ended), FD(rep_comm, failed), FD(rep_comm, nested), FD(rep_comm, ts),
 	FD(rep_comm, mono), FD(rep_comm, begin), FD(rep_comm, end),
 };
@@ -334,7 +338,8 @@ const size_t *ht_dg_locs(int t, size_t *n);
 /* Where the member at off (a struct rep_fd's) of record rec of table t is:
  * a process's rare member in its struct rep_rare (ht_rep_rare_none when it
  * has none, so only to read), its ident's in its struct rep_ident, a
- * dump's stack's in its struct rep_dstack. */
+ * dump's stack's in its struct rep_dstack, a communicator's in its
+ * struct rep_commid. */
 static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 {
 	if (t == DG_PROC && (off & FD_RARE))
@@ -347,6 +352,8 @@ static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 		return (const char *)rep_hf(rec) + (off & ~FD_HF);
 	if (t == DG_DUMP && (off & FD_DST))
 		return (const char *)rep_dst(rec) + (off & ~FD_DST);
+	if (t == DG_COMM && (off & FD_CID))
+		return (const char *)rep_cid(rec) + (off & ~FD_CID);
 	return (const char *)rec + off;
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most

@@ -525,6 +525,7 @@ struct dctx {
 	struct rep_hfcache hfs;		/* and their host facts */
 	struct rep_dstcache dsts;	/* and their dumps' stacks */
 	struct rep_verscache vers;	/* and their versions */
+	struct rep_cidcache cids;	/* and their communicators */
 	struct rep_dstack dst;		/* the dump read last: its stack's members */
 };
 
@@ -780,17 +781,19 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	struct rep_ident id = { 0 };	/* and its ident and cuInit, shared when the same */
 	struct rep_cudainit ci = ht_rep_cuda_none;
 	struct rep_hostfacts hf = { 0 };
+	struct rep_commid cid;
 	if (t == DG_PROC)
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	if (t == DG_DUMP)	/* (a dump's stack: shared by get_array, with its frames) */
 		c->dst = ht_rep_dstack_none;
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-		set_field(c, t != DG_PROC && t != DG_DUMP ? (char *)base + fd[i].off :
+		set_field(c, t != DG_PROC && t != DG_DUMP && t != DG_COMM ? (char *)base + fd[i].off :
 			  fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
 			  fd[i].off & FD_ID ? (char *)&id + (fd[i].off & ~FD_ID) :
 			  fd[i].off & FD_CUDA ? (char *)&ci + (fd[i].off & ~FD_CUDA) :
 			  fd[i].off & FD_HF ? (char *)&hf + (fd[i].off & ~FD_HF) :
 			  fd[i].off & FD_DST ? (char *)&c->dst + (fd[i].off & ~FD_DST) :
+			  fd[i].off & FD_CID ? (char *)&cid + (fd[i].off & ~FD_CID) :
 			  (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
@@ -799,6 +802,8 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 		((struct rep_proc *)base)->cuda_init = ht_rep_cuda_share(c->a, &c->cudas, &ci);
 		((struct rep_proc *)base)->hf = ht_rep_hf_share(c->a, &c->hfs, &hf);
 	}
+	if (t == DG_COMM)
+		((struct rep_comm *)base)->id = ht_rep_commid_share(c->a, &c->cids, &cid);
 	if (keep != NULL)
 		*keep = v;
 	return ok;

@@ -275,7 +275,7 @@ static void nccl_stand_in(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	struct rep_comm *k;
 	if (p->ncomms == 0) {
 		k = REP_PUSH(&c->a, p->comms, p->ncomms);
-		k->nranks = k->rank = k->result = k->color = REP_UNKNOWN;
+		k->rank = k->result = REP_UNKNOWN;
 		k->tid = -1;	/* marks a stand-in */
 		k->ts = ts;
 		k->mono = mono;
@@ -285,12 +285,14 @@ static void nccl_stand_in(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	} else {
 		return;
 	}
-	ht_rep__set_str(&c->a, o, "fn", &k->fn);
-	ht_rep__set_str(&c->a, o, "root", &k->root);
-	ht_rep__set_str(&c->a, o, "id_hash", &k->id_hash);
-	ht_rep__set_str(&c->a, o, "commid", &k->commid);
+	struct rep_commid id = *rep_cid(k);
+	ht_rep__set_str(&c->a, o, "fn", &id.fn);
+	ht_rep__set_str(&c->a, o, "root", &id.root);
+	ht_rep__set_str(&c->a, o, "id_hash", &id.id_hash);
+	ht_rep__set_str(&c->a, o, "commid", &id.commid);
+	ht_rep__set_int(o, "nranks", &id.nranks);
+	k->id = ht_rep_commid_share(&c->a, &c->cids, &id);
 	ht_rep__set_str(&c->a, o, "comm", &k->comm);
-	ht_rep__set_int(o, "nranks", &k->nranks);
 	ht_rep__set_int(o, "rank", &k->rank);
 	ht_rep__set_int(o, "result", &k->result);
 	if (strcmp(state, "begin") != 0) {

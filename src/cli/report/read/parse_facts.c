@@ -242,17 +242,23 @@ static bool is_init_fn(const char *fn)
 			      strcmp(fn, "ncclCommShrink") == 0);
 }
 
-static void comm_fields(struct rep_arena *a, struct rep_comm *k, json_t *o)
+/* The fields of an init's line o into k (fn: its function, when k is new). */
+static void comm_fields(struct rep_rctx *c, struct rep_comm *k, json_t *o, const char *fn)
 {
+	struct rep_arena *a = &c->a;
+	struct rep_commid id = *rep_cid(k);
+	if (fn != NULL)
+		id.fn = ht_rep_intern(a, fn, strlen(fn));
+	ht_rep__set_str(a, o, "root", &id.root);
+	ht_rep__set_str(a, o, "id_hash", &id.id_hash);
+	ht_rep__set_str(a, o, "commid", &id.commid);
+	ht_rep__set_str(a, o, "parent", &id.parent);
+	ht_rep__set_str(a, o, "comm_name", &id.comm_name);
+	ht_rep__set_int(o, "nranks", &id.nranks);
+	ht_rep__set_int(o, "color", &id.color);
+	k->id = ht_rep_commid_share(a, &c->cids, &id);
 	ht_rep__set_str(a, o, "comm", &k->comm);
-	ht_rep__set_str(a, o, "root", &k->root);
-	ht_rep__set_str(a, o, "id_hash", &k->id_hash);
-	ht_rep__set_str(a, o, "commid", &k->commid);
-	ht_rep__set_str(a, o, "parent", &k->parent);
-	ht_rep__set_str(a, o, "comm_name", &k->comm_name);
-	ht_rep__set_int(o, "nranks", &k->nranks);
 	ht_rep__set_int(o, "rank", &k->rank);
-	ht_rep__set_int(o, "color", &k->color);
 }
 
 void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
@@ -289,24 +295,26 @@ void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		for (size_t i = p->ncomms; i-- > 0 && k == NULL;) {
 			struct rep_comm *x = &p->comms[i];
 			if (async ? (comm != NULL && x->comm != NULL && strcmp(x->comm, comm) == 0)
-				  : (!x->ended && !x->failed && x->fn != NULL && strcmp(x->fn, fn) == 0 &&
+				  : (!x->ended && !x->failed && rep_cid(x)->fn != NULL &&
+				     strcmp(rep_cid(x)->fn, fn) == 0 &&
 				     (tid == REP_UNKNOWN || x->tid == tid)))
 				k = x;
 		}
 	}
+	const char *new_fn = NULL;
 	if (k == NULL) {
 		if (p->ncomms >= MAX_COMMS)
 			return;
 		k = REP_PUSH(&c->a, p->comms, p->ncomms);
-		k->fn = ht_rep_strdup(&c->a, fn);
-		k->nranks = k->rank = k->result = k->color = REP_UNKNOWN;
+		new_fn = fn;
+		k->rank = k->result = REP_UNKNOWN;
 		k->tid = tid;
 		k->ts = ts;
 		k->mono = mono;
 		k->begin = *loc;
 		k->nested = ht_rep__bool(o, "nested") == 1;
 	}
-	comm_fields(&c->a, k, o);
+	comm_fields(c, k, o, new_fn);
 	if (end) {
 		k->ended = true;
 		k->end = *loc;

@@ -178,6 +178,7 @@ struct rep_rctx {
 	struct rep_hfcache hfs;		/* and the host facts of its host lines */
 	struct rep_dstcache dsts;	/* and the stacks of its dumps */
 	struct rep_verscache vers;	/* and the versions they told */
+	struct rep_cidcache cids;	/* and their communicators */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

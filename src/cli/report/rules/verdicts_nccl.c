@@ -18,13 +18,19 @@
 
 static bool is_split(const struct rep_comm *c)
 {
-	return c->fn != NULL && (strcmp(c->fn, "ncclCommSplit") == 0 ||
-				 strcmp(c->fn, "ncclCommShrink") == 0);
+	const char *fn = rep_cid(c)->fn;
+	return fn != NULL && (strcmp(fn, "ncclCommSplit") == 0 || strcmp(fn, "ncclCommShrink") == 0);
 }
 
 static const char *id_of(const struct rep_comm *c)
 {
-	return c->commid != NULL ? c->commid : c->id_hash;
+	const struct rep_commid *id = rep_cid(c);
+	return id->commid != NULL ? id->commid : id->id_hash;
+}
+
+static int64_t nranks_of(const struct rep_comm *c)
+{
+	return rep_cid(c)->nranks;
 }
 
 /* A key: the last one made when the text is the same (thousands of ranks
@@ -62,14 +68,14 @@ static void keys(struct rep_job *job, struct rep_proc *p, const char **last)
 			if (!is_split(c)) {
 				if (id_of(c) != NULL)
 					c->key = key_text(job, last, id_of(c), "@",
-							  c->root != NULL ? c->root : "?", false, 0);
+							  rep_cid(c)->root != NULL ? rep_cid(c)->root : "?", false, 0);
 				continue;
 			}
-			for (size_t k = 0; k < p->ncomms && c->parent != NULL; k++) {
+			for (size_t k = 0; k < p->ncomms && rep_cid(c)->parent != NULL; k++) {
 				struct rep_comm *q = &p->comms[k];
-				if (q->key != NULL && q->comm != NULL && strcmp(q->comm, c->parent) == 0) {
+				if (q->key != NULL && q->comm != NULL && strcmp(q->comm, rep_cid(c)->parent) == 0) {
 					c->key = key_text(job, last, q->key, "/split", NULL, true,
-							  (long long)c->color);
+							  (long long)rep_cid(c)->color);
 					break;
 				}
 			}
@@ -97,8 +103,8 @@ struct member {
 static int cmp_member(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	if (x->c->nranks != y->c->nranks)
-		return x->c->nranks < y->c->nranks ? -1 : 1;
+	if (nranks_of(x->c) != nranks_of(y->c))
+		return nranks_of(x->c) < nranks_of(y->c) ? -1 : 1;
 	int k = same_key(x->c->key, y->c->key);
 	if (k != 0)
 		return k;
@@ -130,7 +136,7 @@ static void id_mismatch(struct rep_job *job, struct member *m, size_t n)
 	 * communicator ranks were meant to be one communicator. */
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		while (j < n && m[j].c->nranks == m[i].c->nranks)
+		while (j < n && nranks_of(m[j].c) == nranks_of(m[i].c))
 			j++;
 		struct idset sets[16];
 		size_t ns = 0;
@@ -147,7 +153,7 @@ static void id_mismatch(struct rep_job *job, struct member *m, size_t n)
 				if (m[k].c->rank > s.hi)
 					s.hi = m[k].c->rank;
 			}
-			if ((int64_t)s.distinct < m[a].c->nranks && s.waits && ns < 16)
+			if ((int64_t)s.distinct < nranks_of(m[a].c) && s.waits && ns < 16)
 				sets[ns++] = s;
 			a = b;
 		}
@@ -188,10 +194,10 @@ static void id_mismatch(struct rep_job *job, struct member *m, size_t n)
 			v->summary = ht_rep_printf(&job->a, "%s joined a communicator of %lld ranks with "
 						   "unique id %s (root %s), %s with id %s (root %s)",
 						   ht_rep_ranks_phrase(job, v->ranks, v->nranks),
-						   (long long)major->nranks, id_of(minor),
-						   minor->root != NULL ? minor->root : "?",
+						   (long long)nranks_of(major), id_of(minor),
+						   rep_cid(minor)->root != NULL ? rep_cid(minor)->root : "?",
 						   ht_rep_ranks_phrase(job, mr, nmr), id_of(major),
-						   major->root != NULL ? major->root : "?");
+						   rep_cid(major)->root != NULL ? rep_cid(major)->root : "?");
 			free(mr);
 			v->advice = "All ranks of a communicator must use the id one ncclGetUniqueId "
 				    "made, broadcast from its root; here there are several. Check that "
@@ -223,16 +229,16 @@ static void comm_size(struct rep_job *job, struct member *m, size_t n)
 		while (j < n && same_key(m[j].c->key, m[i].c->key) == 0)
 			j++;
 		/* The size most members were given (a vote, then its count). */
-		int64_t major = m[i].c->nranks;
+		int64_t major = nranks_of(m[i].c);
 		size_t votes = 0;
 		for (size_t a = i; a < j; a++) {
 			if (votes == 0)
-				major = m[a].c->nranks;
-			votes += m[a].c->nranks == major ? 1 : (size_t)-1;
+				major = nranks_of(m[a].c);
+			votes += nranks_of(m[a].c) == major ? 1 : (size_t)-1;
 		}
 		struct rep_verdict *v = NULL;
 		for (size_t a = i; a < j; a++) {
-			if (m[a].c->nranks == major || m[a].c->nranks == REP_UNKNOWN)
+			if (nranks_of(m[a].c) == major || nranks_of(m[a].c) == REP_UNKNOWN)
 				continue;
 			if (v == NULL) {
 				v = ht_rep_verdict_new(job, HT_VERDICT_WORLD_SIZE_MISMATCH,
@@ -240,7 +246,7 @@ static void comm_size(struct rep_job *job, struct member *m, size_t n)
 				v->summary = ht_rep_printf(&job->a, "ranks of one communicator (id %s) "
 							   "disagree on its size: %lld for most, %lld "
 							   "for some", id_of(m[a].c), (long long)major,
-							   (long long)m[a].c->nranks);
+							   (long long)nranks_of(m[a].c));
 			}
 			ht_rep_blame(job, v, m[a].p);
 			if (v->nevidence < 3)
@@ -248,7 +254,7 @@ static void comm_size(struct rep_job *job, struct member *m, size_t n)
 		}
 		if (v != NULL) {
 			for (size_t a = i; a < j; a++)
-				if (m[a].c->nranks == major) {
+				if (nranks_of(m[a].c) == major) {
 					ht_rep_verdict_evidence(job, v, &m[a].c->begin, NULL);
 					break;
 				}
@@ -358,7 +364,8 @@ static void init_errors(struct rep_job *job)
 		}
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
 		const struct rep_comm *c = e[i].c;
-		const char *fn = c != NULL ? (c->fn != NULL ? c->fn : "NCCL init") : "ncclGetUniqueId";
+		const char *fn = c == NULL ? "ncclGetUniqueId" :
+				 rep_cid(c)->fn != NULL ? rep_cid(c)->fn : "NCCL init";
 		const char *err = c != NULL ? c->error : rep_rare(e[i].p)->nccl_id.error;
 		int64_t result = c != NULL ? c->result : rep_rare(e[i].p)->nccl_id.result;
 		v->summary = ht_rep_printf(&job->a, "%s failed on %s: %s%s%s\"%s\"", fn,
@@ -434,11 +441,11 @@ static const char *coll_text(struct rep_job *job, const struct rep_coll *k)
 
 static const char *comm_text(struct rep_job *job, const struct rep_comm *c)
 {
-	if (c->comm_name != NULL)
-		return ht_rep_printf(&job->a, "communicator '%s'", c->comm_name);
+	if (rep_cid(c)->comm_name != NULL)
+		return ht_rep_printf(&job->a, "communicator '%s'", rep_cid(c)->comm_name);
 	const char *id = id_of(c);
 	return ht_rep_printf(&job->a, "communicator %.12s%s (%lld ranks)", id != NULL ? id : "?",
-			     id != NULL && strlen(id) > 12 ? "..." : "", (long long)c->nranks);
+			     id != NULL && strlen(id) > 12 ? "..." : "", (long long)nranks_of(c));
 }
 
 static void add_entry(struct centry **e, size_t *n, size_t *cap, struct centry x)
@@ -640,7 +647,7 @@ void ht_rep_rules_nccl(struct rep_job *job)
 		if (ids == NULL)
 			abort();
 		for (size_t i = 0; i < n; i++)
-			if (!is_split(m[i].c) && m[i].c->nranks != REP_UNKNOWN &&
+			if (!is_split(m[i].c) && nranks_of(m[i].c) != REP_UNKNOWN &&
 			    m[i].c->rank != REP_UNKNOWN)
 				ids[ni++] = m[i];
 		rep_sort(ids, ni, sizeof(*ids), cmp_member);
