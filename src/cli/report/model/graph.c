@@ -200,11 +200,11 @@ static const char *job_endpoint(struct rep_job *job)
 		const struct rep_proc *p = job->mains.v[i];
 		const char *best = NULL;
 		for (size_t k = 0; k < p->nconn && best == NULL; k++)
-			if (role_endpoint(p->conn[k].role))
-				best = p->conn[k].dest;
+			if (role_endpoint(rep_cd(&p->conn[k])->role))
+				best = rep_cd(&p->conn[k])->dest;
 		for (size_t k = 0; k < p->nconn && best == NULL; k++)
-			if (strcmp(p->conn[k].result, "ok") == 0)
-				best = p->conn[k].dest;
+			if (strcmp(rep_cd(&p->conn[k])->result, "ok") == 0)
+				best = rep_cd(&p->conn[k])->dest;
 		if (best != NULL)
 			d[n++] = best;
 	}
@@ -250,18 +250,18 @@ static const char *endpoint_of(const struct rep_job *job, const struct rep_proc 
 	double t = -1;
 	for (size_t k = 0; k < p->nconn; k++) {
 		const struct rep_connect *c = &p->conn[k];
-		if (strcmp(c->result, "ok") != 0 && c->ts > t) {
+		if (strcmp(rep_cd(c)->result, "ok") != 0 && c->ts > t) {
 			bool reached = false;
 			for (size_t j = 0; j < p->nconn && !reached; j++)
-				reached = strcmp(p->conn[j].dest, c->dest) == 0 &&
-					  strcmp(p->conn[j].result, "ok") == 0;
+				reached = strcmp(rep_cd(&p->conn[j])->dest, rep_cd(c)->dest) == 0 &&
+					  strcmp(rep_cd(&p->conn[j])->result, "ok") == 0;
 			if (!reached) {
-				fail = c->dest;
+				fail = rep_cd(c)->dest;
 				t = c->ts;
 			}
 		}
-		if (role == NULL && role_endpoint(c->role))
-			role = c->dest;
+		if (role == NULL && role_endpoint(rep_cd(c)->role))
+			role = rep_cd(c)->dest;
 	}
 	return fail != NULL ? fail : role != NULL ? role : job->endpoint;
 }
@@ -298,11 +298,11 @@ static bool wait_store(struct rep_job *job, struct rep_proc *p, const int64_t *z
 		struct rep_proc *r0 = job->by_rank[0];
 		bool refused = false;
 		for (size_t k = 0; k < p->nconn && !refused && e != NULL; k++)
-			refused = strcmp(p->conn[k].dest, e) == 0 &&
-				  strcmp(p->conn[k].result, "ok") != 0;
+			refused = strcmp(rep_cd(&p->conn[k])->dest, e) == 0 &&
+				  strcmp(rep_cd(&p->conn[k])->result, "ok") != 0;
 		for (size_t k = 0; k < p->nconn && refused; k++)
-			refused = !(strcmp(p->conn[k].dest, e) == 0 &&
-				    strcmp(p->conn[k].result, "ok") == 0);
+			refused = !(strcmp(rep_cd(&p->conn[k])->dest, e) == 0 &&
+				    strcmp(rep_cd(&p->conn[k])->result, "ok") == 0);
 		if (r0 != NULL && r0->store_at == NULL && refused)
 			r0->store_at = e;
 		return false;

@@ -154,6 +154,23 @@ const struct rep_commid *ht_rep_commid_share(struct rep_arena *a, struct rep_cid
 		     commid_same, &ht_rep_commid_none);
 }
 
+const struct rep_conndest ht_rep_conndest_none;
+
+static bool conndest_same(const void *x, const void *y)
+{
+	const struct rep_conndest *a = x, *b = y;
+	return a->dest == b->dest && a->role == b->role && a->result == b->result &&
+	       a->error == b->error && a->tcp_state == b->tcp_state && a->err == b->err &&
+	       a->probe == b->probe;
+}
+
+const struct rep_conndest *ht_rep_conndest_share(struct rep_arena *a, struct rep_cdcache *cache,
+						 const struct rep_conndest *v)
+{
+	return share(a, (const void **)cache->v, REP_CDCACHE, &cache->next, v, sizeof(*v),
+		     conndest_same, &ht_rep_conndest_none);
+}
+
 const struct rep_dstack ht_rep_dstack_none;
 
 static bool dstack_same(const void *x, const void *y)
@@ -702,9 +719,11 @@ static const char *framework(struct rep_job *job)
 		 * connect roles), never from a dump's frames: the label must
 		 * not change with whether a dump happened. */
 		const char *f = rep_id(p)->fw_hint;
-		for (size_t k = 0; f == NULL && k < p->nconn; k++)
-			if (p->conn[k].role != NULL && strcmp(p->conn[k].role, "jax_coordinator") == 0)
+		for (size_t k = 0; f == NULL && k < p->nconn; k++) {
+			const char *role = rep_cd(&p->conn[k])->role;
+			if (role != NULL && strcmp(role, "jax_coordinator") == 0)
 				f = "jax";
+		}
 		if (f == NULL && rep_id(p)->master_addr != NULL && rep_id(p)->exe != NULL &&
 		    strstr(rep_id(p)->exe, "python") != NULL)
 			f = "pytorch";	/* MASTER_ADDR: torch.distributed's env:// */

@@ -103,11 +103,25 @@ struct rep_phase {
 	bool begun, ended, errored;
 };
 
-struct rep_connect {		/* aggregated per (dest, result) */
+/* Where a process's connections went and how they ended (the ranks that
+ * dial one endpoint say the same): one struct for those that say the
+ * same, as the reader that read them found (ht_rep_conndest_share), read
+ * through rep_cd(). */
+struct rep_conndest {
 	const char *dest, *role, *result, *error, *tcp_state;
-	int64_t count, err;
-	double first, last, ts;	/* first/last: mono; ts: of the line kept */
+	int64_t err;
 	bool probe;
+};
+#define REP_CDCACHE 8
+struct rep_cdcache {
+	const struct rep_conndest *v[REP_CDCACHE];
+	unsigned next;
+};
+
+struct rep_connect {		/* aggregated per (dest, result) */
+	const struct rep_conndest *to;	/* rep_cd() */
+	int64_t count;
+	double first, last, ts;	/* first/last: mono; ts: of the line kept */
 	struct rep_loc loc;	/* the line with the highest count */
 };
 
@@ -530,6 +544,17 @@ static inline const struct rep_commid *rep_cid(const struct rep_comm *k)
  * a copy of it made in a; NULL when it is none. */
 const struct rep_commid *ht_rep_commid_share(struct rep_arena *a, struct rep_cidcache *cache,
 					     const struct rep_commid *v);
+
+/* What a connection that said nothing of where it went has. */
+extern const struct rep_conndest ht_rep_conndest_none;
+static inline const struct rep_conndest *rep_cd(const struct rep_connect *k)
+{
+	return k->to != NULL ? k->to : &ht_rep_conndest_none;
+}
+/* v, shared with one of the last that cache saw that is the same, else
+ * a copy of it made in a; NULL when it is none. */
+const struct rep_conndest *ht_rep_conndest_share(struct rep_arena *a, struct rep_cdcache *cache,
+						 const struct rep_conndest *v);
 
 /* What a dump without a stack has: nothing. */
 extern const struct rep_dstack ht_rep_dstack_none;

@@ -73,11 +73,18 @@ struct rep_fd {
 /* A member of a dump's struct rep_dstack (model.h), in the dump's table,
  * the same way (named as the dump's member was). */
 #define FD_DST ((size_t)1 << 26)
-#define FDS(f) { #f, REP_FT_OF(((struct rep_dstack *)0)->f), FD_DST | offsetof(struct rep_dstack, f) }
+#define FDS(f) { #f, REP_FT_OF(((struct rep_dstack *)0)->f),	\
+		 FD_DST | offsetof(struct rep_dstack, f) }
 
 /* A member of a communicator init's struct rep_commid, the same way. */
 #define FD_CID ((size_t)1 << 25)
-#define FDK(f) { #f, REP_FT_OF(((struct rep_commid *)0)->f), FD_CID | offsetof(struct rep_commid, f) }
+#define FDK(f) { #f, REP_FT_OF(((struct rep_commid *)0)->f),	\
+		 FD_CID | offsetof(struct rep_commid, f) }
+
+/* A member of a connection's struct rep_conndest, the same way. */
+#define FD_CD ((size_t)1 << 24)
+#define FDD(f) { #f, REP_FT_OF(((struct rep_conndest *)0)->f),	\
+		 FD_CD | offsetof(struct rep_conndest, f) }
 
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
@@ -130,10 +137,10 @@ static const struct rep_fd rep_dg_version[] = {
 };
 
 static const struct rep_fd rep_dg_connect[] = {
-	FD(rep_connect, dest), FD(rep_connect, role), FD(rep_connect, result),
-	FD(rep_connect, error), FD(rep_connect, tcp_state), FD(rep_connect, count),
-	FD(rep_connect, err), FD(rep_connect, first), FD(rep_connect, last), FD(rep_connect, ts),
-	FD(rep_connect, probe), FD(rep_connect, loc),
+	FDD(dest), FDD(role), FDD(result),
+	FDD(error), FDD(tcp_state), FD(rep_connect, count),
+	FDD(err), FD(rep_connect, first), FD(rep_connect, last), FD(rep_connect, ts),
+	FDD(probe), FD(rep_connect, loc),
 };
 
 static const struct rep_fd rep_dg_listen[] = {
@@ -339,7 +346,7 @@ const size_t *ht_dg_locs(int t, size_t *n);
  * a process's rare member in its struct rep_rare (ht_rep_rare_none when it
  * has none, so only to read), its ident's in its struct rep_ident, a
  * dump's stack's in its struct rep_dstack, a communicator's in its
- * struct rep_commid. */
+ * struct rep_commid, a connection's in its struct rep_conndest. */
 static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 {
 	if (t == DG_PROC && (off & FD_RARE))
@@ -354,6 +361,8 @@ static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 		return (const char *)rep_dst(rec) + (off & ~FD_DST);
 	if (t == DG_COMM && (off & FD_CID))
 		return (const char *)rep_cid(rec) + (off & ~FD_CID);
+	if (t == DG_CONNECT && (off & FD_CD))
+		return (const char *)rep_cd(rec) + (off & ~FD_CD);
 	return (const char *)rec + off;
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most

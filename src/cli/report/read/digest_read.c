@@ -526,6 +526,7 @@ struct dctx {
 	struct rep_dstcache dsts;	/* and their dumps' stacks */
 	struct rep_verscache vers;	/* and their versions */
 	struct rep_cidcache cids;	/* and their communicators */
+	struct rep_cdcache cds;		/* and where their connections went */
 	struct rep_dstack dst;		/* the dump read last: its stack's members */
 };
 
@@ -782,18 +783,21 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	struct rep_cudainit ci = ht_rep_cuda_none;
 	struct rep_hostfacts hf = { 0 };
 	struct rep_commid cid;
+	struct rep_conndest cd;
 	if (t == DG_PROC)
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	if (t == DG_DUMP)	/* (a dump's stack: shared by get_array, with its frames) */
 		c->dst = ht_rep_dstack_none;
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-		set_field(c, t != DG_PROC && t != DG_DUMP && t != DG_COMM ? (char *)base + fd[i].off :
+		set_field(c, t != DG_PROC && t != DG_DUMP && t != DG_COMM && t != DG_CONNECT ?
+				     (char *)base + fd[i].off :
 			  fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
 			  fd[i].off & FD_ID ? (char *)&id + (fd[i].off & ~FD_ID) :
 			  fd[i].off & FD_CUDA ? (char *)&ci + (fd[i].off & ~FD_CUDA) :
 			  fd[i].off & FD_HF ? (char *)&hf + (fd[i].off & ~FD_HF) :
 			  fd[i].off & FD_DST ? (char *)&c->dst + (fd[i].off & ~FD_DST) :
 			  fd[i].off & FD_CID ? (char *)&cid + (fd[i].off & ~FD_CID) :
+			  fd[i].off & FD_CD ? (char *)&cd + (fd[i].off & ~FD_CD) :
 			  (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
@@ -804,6 +808,8 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	}
 	if (t == DG_COMM)
 		((struct rep_comm *)base)->id = ht_rep_commid_share(c->a, &c->cids, &cid);
+	if (t == DG_CONNECT)
+		((struct rep_connect *)base)->to = ht_rep_conndest_share(c->a, &c->cds, &cd);
 	if (keep != NULL)
 		*keep = v;
 	return ok;

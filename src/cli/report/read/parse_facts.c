@@ -34,26 +34,32 @@ void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	if (count == REP_UNKNOWN || count < 1)
 		count = 1;
 	for (size_t i = 0; i < p->nconn && k == NULL; i++)
-		if (strcmp(p->conn[i].dest, dest) == 0 && strcmp(p->conn[i].result, result) == 0)
+		if (strcmp(rep_cd(&p->conn[i])->dest, dest) == 0 &&
+		    strcmp(rep_cd(&p->conn[i])->result, result) == 0)
 			k = &p->conn[i];
+	struct rep_conndest to;
 	if (k == NULL) {
 		if (p->nconn >= MAX_CONNECTS)
 			return;
 		k = REP_PUSH(&c->a, p->conn, p->nconn);
-		k->dest = ht_rep_strdup(&c->a, dest);
-		k->result = ht_rep_strdup(&c->a, result);
+		to = ht_rep_conndest_none;
+		to.dest = ht_rep_intern(&c->a, dest, strlen(dest));
+		to.result = ht_rep_intern(&c->a, result, strlen(result));
 		k->first = INFINITY;
 		k->last = -INFINITY;
 	} else if (count < k->count) {
 		return;
+	} else {
+		to = *rep_cd(k);
 	}
 	k->count = count;
-	ht_rep__set_str(&c->a, o, "role", &k->role);
-	ht_rep__set_str(&c->a, o, "error", &k->error);
-	ht_rep__set_str(&c->a, o, "tcp_state", &k->tcp_state);
-	ht_rep__set_int(o, "errno", &k->err);
+	ht_rep__set_str(&c->a, o, "role", &to.role);
+	ht_rep__set_str(&c->a, o, "error", &to.error);
+	ht_rep__set_str(&c->a, o, "tcp_state", &to.tcp_state);
+	ht_rep__set_int(o, "errno", &to.err);
 	if (ht_rep__bool(o, "probe") == 1)
-		k->probe = true;
+		to.probe = true;
+	k->to = ht_rep_conndest_share(&c->a, &c->cds, &to);
 	double first = ht_rep__num(o, "first"), last = ht_rep__num(o, "last");
 	if (first < k->first)
 		k->first = first;

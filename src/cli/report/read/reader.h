@@ -179,6 +179,7 @@ struct rep_rctx {
 	struct rep_dstcache dsts;	/* and the stacks of its dumps */
 	struct rep_verscache vers;	/* and the versions they told */
 	struct rep_cidcache cids;	/* and their communicators */
+	struct rep_cdcache cds;		/* and where their connections went */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

@@ -121,13 +121,13 @@ static void calls(struct rep_job *job, struct ctx *c, const struct rep_proc *p, 
 	/* Failing connects: one slice per destination and result. */
 	for (size_t i = 0; i < p->nconn; i++) {
 		const struct rep_connect *k = &p->conn[i];
-		if (strcmp(k->result, "ok") == 0 || isinf(k->first) || isinf(k->last))
+		if (strcmp(rep_cd(k)->result, "ok") == 0 || isinf(k->first) || isinf(k->last))
 			continue;
 		double b = at(job, p, k->first, NAN), e = at(job, p, k->last, NAN);
 		json_t *ev = json_pack("{s:o,s:s,s:s,s:I,s:i,s:f,s:f,s:{s:o,s:I}}", "name",
-				       json_sprintf("connect %s: %s", k->dest, k->result), "cat",
+				       json_sprintf("connect %s: %s", rep_cd(k)->dest, rep_cd(k)->result), "cat",
 				       "connect", "ph", "X", "pid", (json_int_t)pid, "tid", 2, "ts", b,
-				       "dur", e > b ? e - b : 1, "args", "dest", str(k->dest), "count",
+				       "dur", e > b ? e - b : 1, "args", "dest", str(rep_cd(k)->dest), "count",
 				       (json_int_t)k->count);
 		json_object_set_new(ev, "cname", json_string("bad"));
 		emit(c, ev);

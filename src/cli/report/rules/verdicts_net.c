@@ -23,11 +23,11 @@ static bool rendezvous_role(const char *role)
 /* refused, timeout (SYN_SENT probes too), unreachable, error; NULL: not a failure. */
 static const char *failure_class(const struct rep_connect *c)
 {
-	const char *r = c->result;
+	const char *r = rep_cd(c)->result, *tcp = rep_cd(c)->tcp_state;
 	if (strcmp(r, "refused") == 0 || strcmp(r, "timeout") == 0 ||
 	    strcmp(r, "unreachable") == 0 || strcmp(r, "error") == 0)
 		return r;
-	if (strcmp(r, "pending") == 0 && c->tcp_state != NULL && strcmp(c->tcp_state, "SYN_SENT") == 0)
+	if (strcmp(r, "pending") == 0 && tcp != NULL && strcmp(tcp, "SYN_SENT") == 0)
 		return "timeout";
 	return NULL;
 }
@@ -67,9 +67,11 @@ static bool endpoint_like(const struct rep_job *job, const struct rep_proc *p, c
 
 static bool reached(const struct rep_proc *p, const char *dest)
 {
-	for (size_t i = 0; i < p->nconn; i++)
-		if (strcmp(p->conn[i].dest, dest) == 0 && strcmp(p->conn[i].result, "ok") == 0)
+	for (size_t i = 0; i < p->nconn; i++) {
+		const struct rep_conndest *d = rep_cd(&p->conn[i]);
+		if (strcmp(d->dest, dest) == 0 && strcmp(d->result, "ok") == 0)
 			return true;
+	}
 	return false;
 }
 
@@ -82,7 +84,7 @@ struct fail {
 static int cmp_fail(const void *a, const void *b)
 {
 	const struct fail *x = a, *y = b;
-	int c = strcmp(x->c->dest, y->c->dest);
+	int c = strcmp(rep_cd(x->c)->dest, rep_cd(y->c)->dest);
 	if (c == 0)
 		c = strcmp(x->cls, y->cls);
 	if (c == 0)
@@ -188,7 +190,7 @@ static void listeners(struct rep_job *job, struct rep_verdict *v, const char *de
 static bool same_fail(const void *a, const void *b)
 {
 	const struct fail *x = a, *y = b;
-	return strcmp(x->c->dest, y->c->dest) == 0 && strcmp(x->cls, y->cls) == 0;
+	return strcmp(rep_cd(x->c)->dest, rep_cd(y->c)->dest) == 0 && strcmp(x->cls, y->cls) == 0;
 }
 
 static void unreachable(struct rep_job *job)
@@ -199,8 +201,8 @@ static void unreachable(struct rep_job *job)
 		for (size_t k = 0; k < p->nconn; k++) {
 			const struct rep_connect *c = &p->conn[k];
 			const char *cls = failure_class(c);
-			if (cls == NULL || reached(p, c->dest) ||
-			    !(rendezvous_role(c->role) || endpoint_like(job, p, c->dest)))
+			if (cls == NULL || reached(p, rep_cd(c)->dest) ||
+			    !(rendezvous_role(rep_cd(c)->role) || endpoint_like(job, p, rep_cd(c)->dest)))
 				continue;
 			*(struct fail *)ht_rep_list_push(&l) = (struct fail){ p, c, cls };
 		}
@@ -230,20 +232,20 @@ static void unreachable(struct rep_job *job)
 		}
 		v->nranks = ht_rep_ranks_sort(v->ranks, v->nranks);
 		const struct rep_connect *c = f[i].c;
-		bool jax = (c->role != NULL && strcmp(c->role, "jax_coordinator") == 0) ||
+		bool jax = (rep_cd(c)->role != NULL && strcmp(rep_cd(c)->role, "jax_coordinator") == 0) ||
 			   (job->framework != NULL && strcmp(job->framework, "jax") == 0);
-		const char *role = c->role != NULL && strcmp(c->role, "nccl_bootstrap") == 0 ?
+		const char *role = rep_cd(c)->role != NULL && strcmp(rep_cd(c)->role, "nccl_bootstrap") == 0 ?
 				   "the NCCL bootstrap root" : jax ? "the JAX coordinator" :
 				   "the rendezvous";
 		v->summary = ht_rep_printf(&job->a, "%s cannot reach %s at %s: %s (%lld attempt%s%s%s)",
-					   who_list(job, v, &f[i], j - i), role, c->dest,
+					   who_list(job, v, &f[i], j - i), role, rep_cd(c)->dest,
 					   class_words(f[i].cls), (long long)(j - i > 1 ? most : total),
 					   (j - i > 1 ? most : total) == 1 ? "" : "s",
 					   j - i > 1 ? " by the most persistent" : "",
 					   span >= 1 ? ht_rep_printf(&job->a, " over %.0f s", span) : "");
 		if (strcmp(f[i].cls, "refused") == 0)
-			listeners(job, v, c->dest);
-		v->advice = connect_advice(job, f[i].cls, c->role);
+			listeners(job, v, rep_cd(c)->dest);
+		v->advice = connect_advice(job, f[i].cls, rep_cd(c)->role);
 		i = j;
 	}
 	ht_rep_list_free(&l);
