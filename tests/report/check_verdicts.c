@@ -277,7 +277,7 @@ START_TEST(test_model_trees)
 	for (size_t i = 0; i < job.mains.n; i++) {
 		struct rep_proc *p = job.mains.v[i];
 		ck_assert_int_eq(p->pid, 6001 + (int64_t)i * 10);	/* python, not bash */
-		ck_assert_uint_eq(p->rel.n, 2);	/* bash above, the worker below */
+		ck_assert_uint_eq(rep_rel(p)->n, 2);	/* bash above, the worker below */
 	}
 	ht_rep_job_free(&job);
 

@@ -143,8 +143,8 @@ void ht_rep_job_ended(struct rep_job *job)
 			p->stalled = p->open_stall && !p->slow;
 			p->waiting = p->stalled;
 			p->gave_up = false;
-			for (size_t k = 0; k < p->rel.n; k++) {
-				struct rep_proc *q = p->rel.v[k];
+			for (size_t k = 0; k < rep_rel(p)->n; k++) {
+				struct rep_proc *q = rep_rel(p)->v[k];
 				if (q->end != REP_RUNNING && ht_rep_end_time(q) >= first_kill)
 					q->killed = true;
 			}

@@ -383,8 +383,8 @@ void ht_rep_graph(struct rep_job *job)
 	/* A rank's workers that were dumped: what they do (ranks[].workers). */
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		for (size_t k = 0; k < p->rel.n; k++) {
-			struct rep_proc *q = p->rel.v[k];
+		for (size_t k = 0; k < rep_rel(p)->n; k++) {
+			struct rep_proc *q = rep_rel(p)->v[k];
 			if (q->parent == p && q->last_dump != NULL && rep_id(q)->relevant != NULL &&
 			    strcmp(rep_id(q)->relevant, "fork") == 0) {
 				q->sig = stack_sig(&cache, q->last_dump);
@@ -437,8 +437,8 @@ void ht_rep_graph(struct rep_job *job)
 		case W_LOCAL: {
 			size_t workers = 0;
 			const char *first = NULL;
-			for (size_t k = 0; k < p->rel.n; k++) {
-				struct rep_proc *q = p->rel.v[k];
+			for (size_t k = 0; k < rep_rel(p)->n; k++) {
+				struct rep_proc *q = rep_rel(p)->v[k];
 				if (q->parent == p && rep_id(q)->relevant != NULL &&
 				    strcmp(rep_id(q)->relevant, "fork") == 0 && q->nexec == 0) {
 					if (first == NULL)

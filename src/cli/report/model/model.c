@@ -171,6 +171,8 @@ const struct rep_conndest *ht_rep_conndest_share(struct rep_arena *a, struct rep
 		     conndest_same, &ht_rep_conndest_none);
 }
 
+const struct rep_vec ht_rep_vec_none;
+
 const struct rep_dstack ht_rep_dstack_none;
 
 static bool dstack_same(const void *x, const void *y)
@@ -808,8 +810,12 @@ void ht_rep_model(struct rep_job *job)
 	}
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		if (!p->is_main && p->main != NULL)
-			ht_rep_vec_push(&ht_rep_main_of(p)->rel, p);
+		if (!p->is_main && p->main != NULL) {
+			struct rep_proc *m = ht_rep_main_of(p);
+			if (m->rel == NULL)
+				m->rel = ht_rep_alloc(&job->a, sizeof(*m->rel));
+			ht_rep_vec_push(m->rel, p);
+		}
 	}
 	ht_rep_job_ended(job);
 	/* Failed: ended badly before steady (a rank stopped after startup,
@@ -839,8 +845,12 @@ void ht_rep_model_free(struct rep_job *job)
 	free(job->hosts);
 	job->hosts = NULL;
 	job->nhosts = 0;
-	for (size_t i = 0; i < job->procs.n; i++)
-		ht_rep_vec_free(&((struct rep_proc *)job->procs.v[i])->rel);
+	for (size_t i = 0; i < job->procs.n; i++) {
+		struct rep_proc *p = job->procs.v[i];
+		if (p->rel != NULL)
+			ht_rep_vec_free(p->rel);
+		p->rel = NULL;
+	}
 	ht_rep_vec_free(&job->mains);
 	ht_rep_vec_free(&job->unranked);
 	ht_rep_vec_free(&job->others);

@@ -370,6 +370,7 @@ struct rep_proc {
 	double ts0, mono0, last_ts, last_mono, timeout;
 	bool cuda_inherited, truncated;
 	bool dropped;			/* a copy of a record read from another file */
+	uint8_t ph_has;			/* (with ph_dense below: rep_ph) */
 
 	int cur_phase;			/* last phase begun, -1 none */
 	uint32_t epoch;			/* phase lines so far */
@@ -384,6 +385,7 @@ struct rep_proc {
 	/* phase details */
 	const struct rep_cudainit *cuda_init;	/* cuInit's: rep_cuda() */
 	struct rep_loc cuda_init_loc;	/* the line that said its result or stub */
+	struct rep_loc hf_loc;		/* its host line (hf below) */
 	struct {
 		const char *uuid, *pci, *visible, *via;
 		int64_t ordinal, count, local_rank;
@@ -396,9 +398,9 @@ struct rep_proc {
 	/* (listens, a failed bind, a FileStore, resolves: in rare) */
 	const struct rep_hostfacts *hf;	/* its host line's: rep_hf() */
 	int64_t hf_shm_free;		/* free /dev/shm it saw there */
-	struct rep_loc hf_loc;		/* that line */
 	const struct rep_versions *vers;	/* rep_vers() */
 	struct rep_loc ver_loc[REP_VER_COUNT];	/* the lines that told them */
+	struct rep_loc exit_loc;	/* (of exit_* below) */
 	/* (CUDA errors: in rare) */
 	int64_t cuda_count;		/* cuDeviceGetCount, REP_UNKNOWN */
 	struct rep_comm *comms;
@@ -415,20 +417,24 @@ struct rep_proc {
 	int64_t exit_status;		/* REP_UNKNOWN with a signal */
 	const char *exit_signal;
 	double exit_ts;
-	struct rep_loc exit_loc;
 	uint32_t exit_line;
 	uint32_t last_call_end_stalled;	/* line of the latest call end stalled=true */
 	/* (the flags together: a million records hold no padding) */
 	bool slow;			/* looked at past its deadline, found working (not declared) */
 	bool have_exit, exit_after_dump;
-	uint8_t ph_has;
 	bool ph_dense;
 	/* (check and ib lines: in rare) */
 	/* (the model's, here where they fill the padding:) */
 	bool outer;			/* a launcher wrapper around ranks of another kind */
 	bool is_main;			/* the main process of its rank */
 	bool gpu;			/* made CUDA or NCCL calls */
+	bool at_wait;			/* at a wait point for other ranks (graph.c) */
 	int depth;			/* in its tree */
+	/* (graph.c's, here where they fill the padding:) */
+	bool killed;			/* ended in the job's kill (job->ended == killed) */
+	bool open_stall;		/* its latest stall was still open when it ended */
+	bool root;			/* at the end of a chain of waits: a cause */
+	bool awaited;			/* another rank waits for it */
 
 	/* ---- the model (model.c) ---- */
 	struct rep_proc *parent;	/* traced parent on the same host */
@@ -447,16 +453,12 @@ struct rep_proc {
 	const char *work_why;		/* why, in words: ht_rep_work_why */
 	struct rep_group *group;	/* its stack group, if stalled */
 	struct rep_dump *last_dump;
-	struct rep_vec rel;		/* for a main: its wrappers and children */
+	struct rep_vec *rel;		/* for a main: its wrappers and children: rep_rel() */
 
 	/* ---- who waits for whom (graph.c) ---- */
 	const struct ht_sig *sig;	/* its latest dump's stack signature, or NULL */
 	const char *doing;		/* in words, for a main that stalled or waits */
-	bool at_wait;			/* at a wait point for other ranks */
-	bool killed;			/* ended in the job's kill (job->ended == killed) */
-	bool open_stall;		/* its latest stall was still open when it ended */
-	bool root;			/* at the end of a chain of waits: a cause */
-	bool awaited;			/* another rank waits for it */
+	/* (at_wait, killed, open_stall, root, awaited: above, in the padding) */
 	const int64_t *waits_for;	/* ranks it waits for (arrays shared by ranks) */
 					/* (nwaits_for: with the counts above) */
 	const char *waits_on;		/* or an endpoint, a worker, a file it waits for */
@@ -466,6 +468,13 @@ struct rep_proc {
 	/* ---- DataLoader workers, build locks (workers.c) ---- */
 	/* (a main's DataLoader workers, its latest build_lock line: in rare) */
 };
+
+/* A main's wrappers and children (none: an empty vector). */
+extern const struct rep_vec ht_rep_vec_none;
+static inline const struct rep_vec *rep_rel(const struct rep_proc *p)
+{
+	return p->rel != NULL ? p->rel : &ht_rep_vec_none;
+}
 
 /* Phase i of p (HT_PHASE_*): ht_rep_phase_none, all zero, when it has
  * none of it (i out of range included). */

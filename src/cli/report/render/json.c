@@ -117,9 +117,9 @@ static json_t *rank_entry(struct rep_job *job, const struct rep_proc *p, bool ra
 	json_object_set_new(o, "dumps", json_integer((json_int_t)p->ndumps));
 	json_object_set_new(o, "blamed", json_boolean(p->blamed));
 	json_object_set_new(o, "workers", ht_rep_workers_json(p));
-	if (p->rel.n > 0) {
-		json_object_set_new(o, "wrappers", pids(&p->rel, true, p));
-		json_object_set_new(o, "children", pids(&p->rel, false, p));
+	if (rep_rel(p)->n > 0) {
+		json_object_set_new(o, "wrappers", pids(rep_rel(p), true, p));
+		json_object_set_new(o, "children", pids(rep_rel(p), false, p));
 	}
 	return o;
 }
