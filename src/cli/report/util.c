@@ -119,7 +119,7 @@ void ht_rep_arena_take(struct rep_arena *a, struct rep_arena *b)
 void ht_rep_vec_push(struct rep_vec *v, void *p)
 {
 	if (v->n == v->cap) {
-		size_t cap = v->cap != 0 ? v->cap * 2 : 16;
+		size_t cap = v->cap != 0 ? v->cap * 2 : 4;
 		void **n = realloc(v->v, cap * sizeof(*n));
 		if (n == NULL)
 			err(2, "report");
