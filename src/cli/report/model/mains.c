@@ -29,7 +29,7 @@ static int kind_rank(const char *k)
 
 bool ht_rep__real_kind(const struct rep_proc *p)
 {
-	return p->id_kind != NULL && strcmp(p->id_kind, "nccl") != 0;
+	return rep_id(p)->id_kind != NULL && strcmp(rep_id(p)->id_kind, "nccl") != 0;
 }
 
 void ht_rep__pick_kind(struct rep_job *job)
@@ -42,12 +42,12 @@ void ht_rep__pick_kind(struct rep_job *job)
 		if (p->outer || !ht_rep__real_kind(p))
 			continue;
 		size_t j = 0;
-		while (j < nt && strcmp(t[j].k, p->id_kind) != 0)
+		while (j < nt && strcmp(t[j].k, rep_id(p)->id_kind) != 0)
 			j++;
 		if (j == nt) {
 			if (nt == REP_ARRAY_SIZE(t))
 				continue;
-			t[nt++] = (typeof(t[0])){ p->id_kind, 0, 0 };
+			t[nt++] = (typeof(t[0])){ rep_id(p)->id_kind, 0, 0 };
 		}
 		t[j].all++;
 		t[j].gpu += p->gpu;
@@ -66,8 +66,8 @@ void ht_rep__pick_kind(struct rep_job *job)
 
 bool ht_rep__in_numbering(const struct rep_job *job, const struct rep_proc *p)
 {
-	return p->rank != REP_UNKNOWN && !p->outer && p->id_kind != NULL &&
-	       (strcmp(p->id_kind, "nccl") == 0 || strcmp(p->id_kind, job->kind) == 0);
+	return p->rank != REP_UNKNOWN && !p->outer && rep_id(p)->id_kind != NULL &&
+	       (strcmp(rep_id(p)->id_kind, "nccl") == 0 || strcmp(rep_id(p)->id_kind, job->kind) == 0);
 }
 
 /* The topmost ancestor of p that still holds p's rank in the numbering. */

@@ -50,7 +50,7 @@ const struct rep_rare ht_rep_rare_none = {
 	.degraded_loc = REP_NOLOC,
 };
 
-const struct rep_ident ht_rep_ident_none;
+const struct rep_ident ht_rep_ident_none = { .pid_ns = REP_UNKNOWN, .world_size = REP_UNKNOWN };
 const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
 					       .driver_version = REP_UNKNOWN,
 					       .runtime_version = REP_UNKNOWN,
@@ -234,13 +234,14 @@ bool ht_rep_steady(const struct rep_proc *p)
 
 const char *ht_rep_who(struct rep_job *job, const struct rep_proc *p)
 {
+	const char *kind = rep_id(p)->id_kind;
 	if (p->rank != REP_UNKNOWN && (p->is_main || (p->main != NULL && p->main->rank == p->rank)) &&
-	    !p->outer && p->id_kind != NULL &&
-	    (job->kind == NULL || strcmp(p->id_kind, "nccl") == 0 || strcmp(p->id_kind, job->kind) == 0))
+	    !p->outer && kind != NULL &&
+	    (job->kind == NULL || strcmp(kind, "nccl") == 0 || strcmp(kind, job->kind) == 0))
 		return ht_rep_printf(&job->a, "rank %lld", (long long)p->rank);
-	if (p->rank != REP_UNKNOWN && p->id_kind != NULL)
+	if (p->rank != REP_UNKNOWN && kind != NULL)
 		return ht_rep_printf(&job->a, "pid %lld on %s (%s rank %lld)", (long long)p->pid,
-				     rep_id(p)->host, p->id_kind, (long long)p->rank);
+				     rep_id(p)->host, kind, (long long)p->rank);
 	return ht_rep_printf(&job->a, "pid %lld on %s", (long long)p->pid, rep_id(p)->host);
 }
 
@@ -292,8 +293,8 @@ static bool vanished(const struct rep_proc *p, double now)
 			n = p->dumps[i].n;
 	if (n >= 3)
 		return false;
-	double expect = last_transition(p) + p->timeout * (n == 0 ? 1 : n == 1 ? 2 : 4);
-	double slack = p->timeout * 0.1 > 5 ? p->timeout * 0.1 : 5;
+	double expect = last_transition(p) + rep_id(p)->timeout * (n == 0 ? 1 : n == 1 ? 2 : 4);
+	double slack = rep_id(p)->timeout * 0.1 > 5 ? rep_id(p)->timeout * 0.1 : 5;
 	return now > expect + slack && now > p->last_ts + slack;
 }
 
@@ -320,7 +321,7 @@ static void here_init(struct here *h)
  * zombie. Known at once, where the watchdog's silence takes a deadline. */
 static bool gone_here(const struct here *h, const struct rep_proc *p)
 {
-	if (h->ns <= 0 || h->boot[0] == '\0' || rep_id(p)->boot_id == NULL || p->pid_ns != h->ns ||
+	if (h->ns <= 0 || h->boot[0] == '\0' || rep_id(p)->boot_id == NULL || rep_id(p)->pid_ns != h->ns ||
 	    strcmp(rep_id(p)->boot_id, h->boot) != 0 || p->pid <= 0 || p->start_ticks == REP_UNKNOWN)
 		return false;
 	char path[48];
@@ -569,8 +570,9 @@ static void world_size(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (p->world_size != REP_UNKNOWN && p->world_size > 0 && p->world_size <= REP_MAX_WORLD)
-			v[n++] = p->world_size;
+		int64_t ws = rep_id(p)->world_size;
+		if (ws != REP_UNKNOWN && ws > 0 && ws <= REP_MAX_WORLD)
+			v[n++] = ws;
 	}
 	rep_sort(v, n, sizeof(*v), cmp_i64);
 	size_t best_n = 0;
@@ -588,7 +590,7 @@ static void world_size(struct rep_job *job)
 	if (best > 0) {
 		for (size_t i = 0; i < job->mains.n; i++) {
 			struct rep_proc *p = job->mains.v[i];
-			if (p->world_size == best) {
+			if (rep_id(p)->world_size == best) {
 				loc = p->id_loc;
 				break;
 			}
@@ -793,7 +795,7 @@ void ht_rep_model(struct rep_job *job)
 		if (!ht_rep__real_kind(s[i]))
 			continue;
 		for (struct rep_proc *q = s[i]->parent; q != NULL; q = q->parent)
-			if (ht_rep__real_kind(q) && strcmp(q->id_kind, s[i]->id_kind) != 0)
+			if (ht_rep__real_kind(q) && strcmp(rep_id(q)->id_kind, rep_id(s[i])->id_kind) != 0)
 				q->outer = true;
 	}
 	ht_rep__pick_kind(job);

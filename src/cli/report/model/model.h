@@ -333,6 +333,10 @@ struct rep_ident {
 	/* allow-listed environment that the rules read */
 	const char *cvd, *master_addr, *master_port, *nccl_comm_id;
 	const char *fw_hint;		/* framework seen in cmdline or env */
+	int64_t pid_ns;			/* its pid namespace's inode, REP_UNKNOWN */
+	int64_t world_size;		/* REP_UNKNOWN when not known */
+	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
+	double timeout;			/* its deadline, seconds */
 };
 /* A process's cuInit as its cuda_init phase lines tell it (where: its
  * cuda_init_loc): one struct for those that say the same (a host's
@@ -364,10 +368,9 @@ struct rep_proc {
 	const struct rep_ident *id;	/* host, boot, launcher, job, exe, ...: rep_id() */
 	int64_t pid, ppid, fork_parent;
 	int64_t start_ticks;		/* with host, boot and pid: the process */
-	int64_t pid_ns;			/* its pid namespace's inode, REP_UNKNOWN */
-	int64_t rank, world_size, local_rank;	/* REP_UNKNOWN when not known */
-	const char *id_kind;		/* launcher kind of the identity, "nccl", NULL */
-	double ts0, mono0, last_ts, last_mono, timeout;
+	int64_t rank, local_rank;	/* REP_UNKNOWN when not known */
+	/* (pid_ns, world_size, id_kind, timeout: in its ident) */
+	double ts0, mono0, last_ts, last_mono;
 	bool cuda_inherited, truncated;
 	bool dropped;			/* a copy of a record read from another file */
 	uint8_t ph_has;			/* (with ph_dense below: rep_ph) */

@@ -1371,8 +1371,8 @@ static struct rep_proc *get_proc(struct dctx *c, const char *s, size_t n)
 	 * too (a digest's values read but out of range: not the writer's) */
 	if (rep_id(pr)->host == NULL)
 		ht_rep_ident_w(c->a, pr)->host = "?";
-	if (!(pr->timeout > 0))
-		pr->timeout = 300;
+	if (!(rep_id(pr)->timeout > 0))
+		ht_rep_ident_w(c->a, pr)->timeout = 300;
 	if (pr->rank != REP_UNKNOWN && pr->rank < 0)
 		pr->rank = REP_UNKNOWN;
 	if (pr->cur_phase < -1 || pr->cur_phase >= HT_PHASE_COUNT)

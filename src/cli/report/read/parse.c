@@ -141,22 +141,22 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	p->pid = ht_rep__int(o, "pid");
 	p->ppid = ht_rep__int(o, "ppid");
 	p->start_ticks = ht_rep__int(o, "start_ticks");
-	p->pid_ns = ht_rep__int(o, "pid_ns");
+	id.pid_ns = ht_rep__int(o, "pid_ns");
 	p->fork_parent = ht_rep__int(o, "fork_parent");
 	p->rank = ht_rep__int(o, "rank");
-	p->world_size = ht_rep__int(o, "world_size");
+	id.world_size = ht_rep__int(o, "world_size");
 	p->local_rank = ht_rep__int(o, "local_rank");
 	if (p->rank != REP_UNKNOWN && p->rank < 0)
 		p->rank = REP_UNKNOWN;
 	if (p->rank != REP_UNKNOWN) {
-		p->id_kind = id.launcher != NULL ? id.launcher : "unknown";
+		id.id_kind = id.launcher != NULL ? id.launcher : "unknown";
 		p->id_loc = *loc;
 	}
 	p->ts0 = p->last_ts = p->last_ev_ts = ts;
 	p->mono0 = p->last_mono = mono;
-	p->timeout = ht_rep__num(o, "timeout");
-	if (!(p->timeout > 0))
-		p->timeout = 300;
+	id.timeout = ht_rep__num(o, "timeout");
+	if (!(id.timeout > 0))
+		id.timeout = 300;
 	p->cuda_inherited = ht_rep__bool(o, "cuda_inherited") == 1;
 	p->cur_phase = -1;
 	p->device.ordinal = p->device.count = p->device.local_rank = REP_UNKNOWN;
@@ -462,17 +462,20 @@ static void on_exec(struct rep_proc *p)
 	p->epoch++;
 }
 
-static void on_identity(struct rep_proc *p, json_t *o, const struct rep_loc *loc)
+static void on_identity(struct rep_rctx *c, struct rep_proc *p, json_t *o,
+			const struct rep_loc *loc)
 {
 	int64_t rank = ht_rep__int(o, "rank");
 	if (p->rank != REP_UNKNOWN || rank == REP_UNKNOWN || rank < 0)
 		return;
 	p->rank = rank;
-	p->id_kind = "nccl";
+	struct rep_ident id = *rep_id(p);
+	id.id_kind = "nccl";
 	p->id_loc = *loc;
 	int64_t ws = ht_rep__int(o, "world_size");
 	if (ws != REP_UNKNOWN)
-		p->world_size = ws;
+		id.world_size = ws;
+	p->id = ht_rep_ident_intern(&c->a, &c->ids, &id);
 	int64_t lr = ht_rep__int(o, "local_rank");
 	if (lr != REP_UNKNOWN)
 		p->local_rank = lr;
@@ -509,7 +512,7 @@ void ht_rep__event(struct rep_rctx *c, json_t *o, int type, const struct rep_loc
 		ht_rep__on_host(c, p, o, loc);
 		break;
 	case HT_EV_IDENTITY:
-		on_identity(p, o, loc);
+		on_identity(c, p, o, loc);
 		break;
 	case HT_EV_VERSION:
 		ht_rep__on_version(c, p, o, loc);

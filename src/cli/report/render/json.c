@@ -96,7 +96,7 @@ static json_t *rank_entry(struct rep_job *job, const struct rep_proc *p, bool ra
 	json_object_set_new(o, "exit", exit_of(p));
 	json_object_set_new(o, "local_rank", p->local_rank != REP_UNKNOWN ?
 			    json_integer(p->local_rank) : json_null());
-	json_object_set_new(o, "launcher", str_or_null(p->id_kind));
+	json_object_set_new(o, "launcher", str_or_null(rep_id(p)->id_kind));
 	json_object_set_new(o, "file", text(job->files[p->file].name));
 	if (p->stalled)
 		json_object_set_new(o, "state", json_string(p->work == 1 ? "working" :
@@ -257,7 +257,7 @@ int ht_rep_json(struct rep_job *job, FILE *out)
 		const struct rep_proc *p = job->others.v[i];
 		json_array_append_new(others, json_pack("{s:o,s:I,s:o,s:I,s:o}", "host", text(rep_id(p)->host),
 							"pid", (json_int_t)p->pid, "launcher",
-							text(p->id_kind), "rank", (json_int_t)p->rank,
+							text(rep_id(p)->id_kind), "rank", (json_int_t)p->rank,
 							"phase", str_or_null(ht_phase_name(p->cur_phase))));
 	}
 	json_object_set_new(root, "others", others);

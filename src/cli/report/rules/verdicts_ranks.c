@@ -111,7 +111,7 @@ static void missing_rank(struct rep_job *job)
 			continue;
 		ht_rep_verdict_note(job, v, "host %s has a launcher process (pid %lld, %s rank %lld, "
 				    "%s, in %s) but no rank of the job", rep_id(p)->host, (long long)p->pid,
-				    p->id_kind, (long long)p->rank, rep_id(p)->cmd != NULL ? rep_id(p)->cmd : "?",
+				    rep_id(p)->id_kind, (long long)p->rank, rep_id(p)->cmd != NULL ? rep_id(p)->cmd : "?",
 				    ht_rep_phase_name(p->cur_phase));
 		notes++;
 	}
@@ -537,7 +537,7 @@ static void world_size_mismatch(struct rep_job *job)
 	size_t n_other = 0;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		bool differs = p->world_size != REP_UNKNOWN && p->world_size != job->world_size;
+		bool differs = rep_id(p)->world_size != REP_UNKNOWN && rep_id(p)->world_size != job->world_size;
 		bool outside = p->rank >= job->world_size;
 		if (!differs && !outside)
 			continue;
@@ -545,7 +545,7 @@ static void world_size_mismatch(struct rep_job *job)
 			v = ht_rep_verdict_new(job, HT_VERDICT_WORLD_SIZE_MISMATCH, sev);
 		ht_rep_blame(job, v, p);
 		if (differs) {
-			other = p->world_size;
+			other = rep_id(p)->world_size;
 			n_other++;
 		}
 		if (v->nevidence < 4)
@@ -567,7 +567,7 @@ static void world_size_mismatch(struct rep_job *job)
 					   v->nranks == 1 ? "is" : "are", (long long)job->world_size);
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		if (p->world_size == job->world_size) {
+		if (rep_id(p)->world_size == job->world_size) {
 			ht_rep_verdict_evidence(job, v, &p->id_loc, NULL);
 			break;
 		}
@@ -591,7 +591,8 @@ static void duplicate_rank(struct rep_job *job)
 			continue;
 		/* Only within one launcher kind (an agent's srun rank is not a
 		 * worker's torchrun rank). */
-		if (a->id_kind == NULL || b->id_kind == NULL || strcmp(a->id_kind, b->id_kind) != 0)
+		const char *ka = rep_id(a)->id_kind, *kb = rep_id(b)->id_kind;
+		if (ka == NULL || kb == NULL || strcmp(ka, kb) != 0)
 			continue;
 		if (v == NULL)
 			v = ht_rep_verdict_new(job, HT_VERDICT_DUPLICATE_RANK, sev);
