@@ -77,14 +77,25 @@ static inline const char *ht_rep_line_in(const char *buf, size_t len, const stru
 	return buf + off;
 }
 
+/* 48 bytes (a million-rank merge holds one for each rank): what only a
+ * file on disk has (path set) shares its place with what only a buffer
+ * or a digest's file has (path NULL). */
 struct rep_file {
 	char *path;		/* as found on disk, or NULL for an in-memory buffer */
 	char *name;		/* how warnings and evidence name it */
-	const char *mem;	/* the buffer (tests, fuzzing), else NULL */
-	size_t memlen;
-	uint64_t dev, ino;	/* the file on disk, to read it once */
-	const char *base;	/* then its name in that folder (in path) */
-	struct rep_dgdoc *dgdoc;
+	union {
+		struct {	/* path set: the file on disk, to read it once */
+			uint64_t dev, ino;
+		};
+		struct {	/* path NULL: the buffer (tests, fuzzing), else NULL */
+			const char *mem;
+			size_t memlen;
+		};
+	};
+	union {
+		const char *base;	/* path set: its name in folder dir (in path) */
+		struct rep_dgdoc *dgdoc;	/* digest: where its quoted lines are */
+	};
 	int dir;		/* its folder's index in the job's dirfds, or -1 */
 	bool known;		/* dev and ino are known (looked up, or when read) */
 	bool dup;		/* the same file as an earlier one: skipped */

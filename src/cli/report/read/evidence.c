@@ -168,9 +168,9 @@ char *ht_rep_line_text(const struct rep_job *job, const struct rep_loc *loc)
 		return NULL;
 	const struct rep_file *f = &job->files[loc->file];
 	size_t n;
-	if (f->dgdoc != NULL)
-		return ht_rep__digest_line(f->dgdoc, loc->off, &n);
-	if (f->mem != NULL) {
+	if (f->digest)
+		return f->dgdoc != NULL ? ht_rep__digest_line(f->dgdoc, loc->off, &n) : NULL;
+	if (f->path == NULL && f->mem != NULL) {
 		const char *t = ht_rep_line_in(f->mem, f->memlen, loc, &n);
 		char *s = t != NULL ? malloc(n + 1) : NULL;
 		if (s == NULL)

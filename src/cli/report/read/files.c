@@ -34,18 +34,18 @@ static void add_file_own(struct rep_job *job, char *path, char *name, const char
 		job->files = f;
 	}
 	struct rep_file *f = &job->files[job->nfiles++];
+	memset(f, 0, sizeof(*f));
 	f->path = path;
 	f->name = name;
-	f->mem = mem;
-	f->memlen = len;
-	f->dev = st != NULL ? (uint64_t)st->st_dev : 0;
-	f->ino = st != NULL ? (uint64_t)st->st_ino : 0;
-	f->known = st != NULL;
+	if (path != NULL) {
+		f->dev = st != NULL ? (uint64_t)st->st_dev : 0;
+		f->ino = st != NULL ? (uint64_t)st->st_ino : 0;
+		f->known = st != NULL;
+	} else {
+		f->mem = mem;
+		f->memlen = len;
+	}
 	f->dir = -1;
-	f->base = NULL;
-	f->dup = false;
-	f->digest = false;
-	f->dgdoc = NULL;
 }
 
 static void add_file(struct rep_job *job, const char *path, const char *name,

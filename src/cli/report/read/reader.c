@@ -340,7 +340,7 @@ static void read_file(struct rep_rctx *c, uint32_t idx)
 	c->fresh = false;
 	if (f->dup || f->digest)
 		return;		/* read once; a digest's records are taken as they are */
-	if (f->mem != NULL || f->path == NULL) {
+	if (f->path == NULL) {
 		c->buf = f->mem;
 		c->len = f->mem != NULL ? f->memlen : 0;
 		read_buffer(c);
