@@ -45,6 +45,7 @@ struct rep_phase *ht_rep_ph_w(struct rep_arena *a, struct rep_proc *p, int i)
 
 const struct rep_rare ht_rep_rare_none = {
 	.nccl_id = { .result = REP_UNKNOWN, .loc = REP_NOLOC },
+	.fork_parent = REP_UNKNOWN,
 	.cuda_fork_loc = REP_NOLOC,
 	.fork_cuda_loc = REP_NOLOC,
 	.degraded_loc = REP_NOLOC,
@@ -54,6 +55,7 @@ const struct rep_ident ht_rep_ident_none = { .pid_ns = REP_UNKNOWN, .world_size 
 const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
 					       .driver_version = REP_UNKNOWN,
 					       .runtime_version = REP_UNKNOWN,
+					       .device_count = REP_UNKNOWN,
 					       .stub = -1 };
 
 const struct rep_hostfacts ht_rep_hf_none;
@@ -97,7 +99,8 @@ static bool cuda_same(const void *x, const void *y)
 	const struct rep_cudainit *a = x, *b = y;
 	return a->via == b->via && a->error == b->error && a->libcuda == b->libcuda &&
 	       a->result == b->result && a->driver_version == b->driver_version &&
-	       a->runtime_version == b->runtime_version && a->stub == b->stub;
+	       a->runtime_version == b->runtime_version && a->device_count == b->device_count &&
+	       a->stub == b->stub;
 }
 
 const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
@@ -353,7 +356,7 @@ static void end_state(const struct here *h, struct rep_proc *p, double now)
 		p->open_stall = false;
 	else
 		p->open_stall = st;
-	if (p->have_exit && p->exit_line > d->line && !(p->exit_signal != NULL && p->exit_after_dump)) {
+	if (p->have_exit && p->exit_loc.line > d->line && !(p->exit_signal != NULL && p->exit_after_dump)) {
 		/* It ended by itself where it stalled: a timeout gave up. */
 		p->gave_up = st && !ht_rep_steady(p);
 		st = false;
@@ -489,7 +492,8 @@ static void link_parents(struct rep_proc **s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct rep_proc *p = s[i];
-		int64_t want = p->fork_parent != REP_UNKNOWN ? p->fork_parent : p->ppid;
+		int64_t fp = rep_rare(p)->fork_parent;
+		int64_t want = fp != REP_UNKNOWN ? fp : p->ppid;
 		if (want == REP_UNKNOWN || want == p->pid)
 			continue;
 		/* Binary search for the first record of (host, want). */

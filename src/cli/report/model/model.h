@@ -316,6 +316,7 @@ struct rep_rare {
 	const char *degraded_msg;
 	struct rep_loc degraded_loc;
 	const char *signal;		/* a chained fatal signal (signal event) */
+	int64_t fork_parent;		/* a fork child's parent's pid, REP_UNKNOWN */
 	bool have_first_coll;
 	bool cuda_after_fork, cuda_hung;
 	bool degraded_calls;		/* its hooked calls still watched ("stalls_seen") */
@@ -356,6 +357,7 @@ struct rep_ident {
 struct rep_cudainit {
 	const char *via, *error, *libcuda;
 	int64_t result, driver_version, runtime_version;	/* REP_UNKNOWN */
+	int64_t device_count;		/* cuDeviceGetCount's, REP_UNKNOWN */
 	int stub;			/* -1 unknown */
 };
 #define REP_CUDACACHE 4
@@ -377,7 +379,7 @@ struct rep_proc {
 	struct rep_loc hdr;
 	struct rep_loc id_loc;		/* the line its identity (rank) is from */
 	const struct rep_ident *id;	/* host, boot, launcher, job, exe, ...: rep_id() */
-	int64_t pid, ppid, fork_parent;
+	int64_t pid, ppid;		/* (fork_parent: in rare) */
 	int64_t start_ticks;		/* with host, boot and pid: the process */
 	int64_t rank, local_rank;	/* REP_UNKNOWN when not known */
 	/* (pid_ns, world_size, id_kind, timeout: in its ident) */
@@ -414,9 +416,8 @@ struct rep_proc {
 	int64_t hf_shm_free;		/* free /dev/shm it saw there */
 	const struct rep_versions *vers;	/* rep_vers() */
 	struct rep_loc ver_loc[REP_VER_COUNT];	/* the lines that told them */
-	struct rep_loc exit_loc;	/* (of exit_* below) */
-	/* (CUDA errors: in rare) */
-	int64_t cuda_count;		/* cuDeviceGetCount, REP_UNKNOWN */
+	struct rep_loc exit_loc;	/* (of exit_* below; its line: exit_loc.line) */
+	/* (CUDA errors: in rare; cuDeviceGetCount's: in cuda_init) */
 	struct rep_comm *comms;
 	struct rep_coll *ring;		/* latest dump's ring, newest last */
 	int64_t colls_total;
@@ -431,7 +432,6 @@ struct rep_proc {
 	int64_t exit_status;		/* REP_UNKNOWN with a signal */
 	const char *exit_signal;
 	double exit_ts;
-	uint32_t exit_line;
 	uint32_t last_call_end_stalled;	/* line of the latest call end stalled=true */
 	/* (the flags together: a million records hold no padding) */
 	bool slow;			/* looked at past its deadline, found working (not declared) */

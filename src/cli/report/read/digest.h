@@ -92,7 +92,7 @@ struct rep_fd {
 static const struct rep_fd rep_dg_proc[] = {
 	FD(rep_proc, hdr), FDI(host), FDI(boot_id), FDI(launcher),
 	FDI(job), FDI(relevant), FDI(exe), FDI(cmd),
-	FD(rep_proc, pid), FD(rep_proc, ppid), FD(rep_proc, fork_parent),
+	FD(rep_proc, pid), FD(rep_proc, ppid), FDR(fork_parent),
 	FD(rep_proc, start_ticks), FDI(pid_ns), FD(rep_proc, rank),
 	FDI(world_size), FD(rep_proc, local_rank), FDI(id_kind),
 	FD(rep_proc, id_loc), FD(rep_proc, ts0), FD(rep_proc, mono0), FD(rep_proc, last_ts),
@@ -115,13 +115,17 @@ static const struct rep_fd rep_dg_proc[] = {
 	FDH(gloo_match), FDH(shm_total),
 	{ "hf.shm_free", FT_I64, offsetof(struct rep_proc, hf_shm_free) }, FDH(cpus),
 	{ "hf.loc", FT_LOC, offsetof(struct rep_proc, hf_loc) },
-	FD(rep_proc, cuda_count), FDR(cuda_after_fork), FDR(cuda_hung),
+	{ "cuda_count", FT_I64, FD_CUDA | offsetof(struct rep_cudainit, device_count) },
+	FDR(cuda_after_fork), FDR(cuda_hung),
 	FDR(cuda_fork_loc), FD(rep_proc, colls_total), FDR(nforks),
 	FDR(nforks_cuda), FDR(fork_cuda_loc), FDR(degraded),
 	FDR(degraded_msg), FDR(degraded_calls), FDR(degraded_loc),
 	FD(rep_proc, last_call_end_stalled), FD(rep_proc, have_exit),
 	FD(rep_proc, exit_after_dump), FD(rep_proc, exit_status), FD(rep_proc, exit_signal),
-	FD(rep_proc, exit_ts), FD(rep_proc, exit_line), FD(rep_proc, exit_loc),
+	FD(rep_proc, exit_ts),
+	/* (the line of exit_loc, written apart as it always was) */
+	{ "exit_line", FT_U32, offsetof(struct rep_proc, exit_loc) + offsetof(struct rep_loc, line) },
+	FD(rep_proc, exit_loc),
 	FDR(signal), FD(rep_proc, last_ev_ts),
 };
 

@@ -142,7 +142,9 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	p->ppid = ht_rep__int(o, "ppid");
 	p->start_ticks = ht_rep__int(o, "start_ticks");
 	id.pid_ns = ht_rep__int(o, "pid_ns");
-	p->fork_parent = ht_rep__int(o, "fork_parent");
+	int64_t fork_parent = ht_rep__int(o, "fork_parent");
+	if (fork_parent != REP_UNKNOWN)
+		ht_rep_rare_w(&c->a, p)->fork_parent = fork_parent;
 	p->rank = ht_rep__int(o, "rank");
 	id.world_size = ht_rep__int(o, "world_size");
 	p->local_rank = ht_rep__int(o, "local_rank");
@@ -160,7 +162,6 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 	p->cuda_inherited = ht_rep__bool(o, "cuda_inherited") == 1;
 	p->cur_phase = -1;
 	p->device.ordinal = p->device.count = p->device.local_rank = REP_UNKNOWN;
-	p->cuda_count = REP_UNKNOWN;
 	p->exit_status = REP_UNKNOWN;
 	p->work = -1;
 	json_t *cmd = json_object_get(o, "cmdline");
@@ -448,7 +449,6 @@ static void on_exit_event(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	p->exit_signal = ht_rep__str(&c->a, o, "signal");
 	p->exit_after_dump = ht_rep__bool(o, "after_dump") == 1;
 	p->exit_ts = ts;
-	p->exit_line = loc->line;
 	p->exit_loc = *loc;
 }
 

@@ -213,8 +213,12 @@ void ht_rep__on_cuda(struct rep_rctx *c, struct rep_proc *p, json_t *o, const st
 
 	if (count == REP_UNKNOWN)
 		count = ht_rep__int(o, "device_count");
-	if (count != REP_UNKNOWN && (result == REP_UNKNOWN || result == 0))
-		p->cuda_count = count;
+	if (count != REP_UNKNOWN && (result == REP_UNKNOWN || result == 0) &&
+	    count != rep_cuda(p)->device_count) {
+		struct rep_cudainit ci = *rep_cuda(p);
+		ci.device_count = count;
+		p->cuda_init = ht_rep_cuda_share(&c->a, &c->cudas, &ci);
+	}
 	if (after_fork || hung) {
 		struct rep_rare *r = ht_rep_rare_w(&c->a, p);
 		if (!r->cuda_after_fork && !r->cuda_hung)

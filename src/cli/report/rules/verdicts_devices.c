@@ -147,7 +147,7 @@ static void duplicate_gpu(struct rep_job *job)
 
 static int64_t visible_count(const struct rep_proc *p)
 {
-	return p->device.count != REP_UNKNOWN ? p->device.count : p->cuda_count;
+	return p->device.count != REP_UNKNOWN ? p->device.count : rep_cuda(p)->device_count;
 }
 
 static void too_many_local_ranks(struct rep_job *job)
