@@ -351,12 +351,13 @@ static void end_state(const struct here *h, struct rep_proc *p, double now)
 	/* Stalled: the latest dump was taken in the current episode, and no
 	 * transition, return of the stalled call or exit followed it (a kill
 	 * after the dump leaves it stalled: it died waiting). */
-	bool st = d->epoch == p->epoch && p->last_call_end_stalled < d->line;
+	bool st = d->epoch == p->epoch && p->last_call_end_stalled < d->loc.line;
 	if (ht_rep_steady(p) && (d->reason == NULL || strcmp(d->reason, "timeout") != 0))
 		p->open_stall = false;
 	else
 		p->open_stall = st;
-	if (p->have_exit && p->exit_loc.line > d->line && !(p->exit_signal != NULL && p->exit_after_dump)) {
+	if (p->have_exit && p->exit_loc.line > d->loc.line &&
+	    !(p->exit_signal != NULL && p->exit_after_dump)) {
 		/* It ended by itself where it stalled: a timeout gave up. */
 		p->gave_up = st && !ht_rep_steady(p);
 		st = false;

@@ -267,14 +267,13 @@ struct rep_dstcache {
 
 /* A dump: the stall line, the main thread's line and dump_end. */
 struct rep_dump {
-	int64_t no, n;
+	int no, n;			/* (0 when not said) */
 	const char *reason;
 	double ts, mono, phase_age;
 	const char *call;		/* the oldest call in flight, or NULL */
 	double call_age;
 	uint32_t epoch;			/* phase lines seen before it */
-	uint32_t line;			/* of the stall line */
-	struct rep_loc loc;
+	struct rep_loc loc;		/* the stall line (its number: loc.line) */
 	/* Filled lazily for the dumps that matter (the last episode). */
 	struct rep_loc main_loc;	/* the main thread's line, if seen */
 	struct rep_loc end_loc;		/* dump_end */
@@ -283,14 +282,14 @@ struct rep_dump {
 	bool have_main, answered;
 	char state;			/* of the main thread */
 	int phase;			/* -1 unknown */
-	double cpu;			/* main thread, seconds; NAN unknown */
-	int64_t io;			/* rchar+wchar of the process; -1 unknown */
-	const struct rep_dstack *st;	/* its main thread's stack: rep_dst() */
-	int64_t frames_of;		/* native frames taken from dump no (read/dumps.c), 0 */
-	uint32_t unanswered;
 	/* From its dump_end (doc/trace-format.md): "cut" (the dump is not
 	 * whole) and "declared": false (a look that found no stall). */
 	bool cut, undeclared;
+	double cpu;			/* main thread, seconds; NAN unknown */
+	int64_t io;			/* rchar+wchar of the process; -1 unknown */
+	const struct rep_dstack *st;	/* its main thread's stack: rep_dst() */
+	int frames_of;			/* native frames taken from dump no (read/dumps.c), 0 */
+	uint32_t unanswered;
 };
 
 enum rep_end_kind { REP_RUNNING, REP_EXITED, REP_SIGNALED, REP_VANISHED };

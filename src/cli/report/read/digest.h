@@ -196,7 +196,10 @@ static const struct rep_fd rep_dg_call[] = {
 static const struct rep_fd rep_dg_dump[] = {
 	FD(rep_dump, no), FD(rep_dump, n), FD(rep_dump, reason), FD(rep_dump, phase),
 	FD(rep_dump, ts), FD(rep_dump, mono), FD(rep_dump, phase_age), FD(rep_dump, call),
-	FD(rep_dump, call_age), FD(rep_dump, epoch), FD(rep_dump, line), FD(rep_dump, loc),
+	FD(rep_dump, call_age), FD(rep_dump, epoch),
+	/* (the line of loc, written apart as it always was) */
+	{ "line", FT_U32, offsetof(struct rep_dump, loc) + offsetof(struct rep_loc, line) },
+	FD(rep_dump, loc),
 	FD(rep_dump, main_loc), FD(rep_dump, end_loc), FD(rep_dump, nthreads),
 	FD(rep_dump, main_seen), FD(rep_dump, have_main), FD(rep_dump, answered),
 	FD(rep_dump, state), FD(rep_dump, cpu), FD(rep_dump, io), FDS(stack_hash),

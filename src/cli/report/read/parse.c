@@ -8,6 +8,7 @@
  * long its file is. Dump lines (thread, dump_end) are not parsed here: the
  * reader notes where they are and dumps.c parses the ones that matter.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,13 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 
 /* ---- dumps and the rest ------------------------------------------------------- */
 
+/* A dump's number member: 0 when absent or out of range. */
+static int dump_number(json_t *o, const char *key)
+{
+	int64_t v = ht_rep__int(o, key);
+	return v >= INT_MIN && v <= INT_MAX ? (int)v : 0;
+}
+
 static void on_stall(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		     const struct rep_loc *loc, double ts, double mono)
 {
@@ -372,15 +380,14 @@ static void on_stall(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	}
 	struct rep_dump *d = &p->dumps[p->ndumps];
 	memset(d, 0, sizeof(*d));
-	d->no = ht_rep__int(o, "dump");
-	d->n = ht_rep__int(o, "n");
+	d->no = dump_number(o, "dump");
+	d->n = dump_number(o, "n");
 	d->reason = ht_rep__str(&c->a, o, "reason");
 	d->phase = ht_phase_from_name(json_string_value(json_object_get(o, "phase")));
 	d->phase_age = ht_rep__num(o, "phase_age");
 	d->ts = ts;
 	d->mono = mono;
 	d->epoch = p->epoch;
-	d->line = loc->line;
 	d->loc = *loc;
 	d->main_loc = d->end_loc = REP_NOLOC;
 	d->cpu = NAN;
