@@ -131,9 +131,9 @@ struct rep_cdcache {
 
 struct rep_connect {		/* aggregated per (dest, result) */
 	const struct rep_conndest *to;	/* rep_cd() */
-	int64_t count;
-	double first, last, ts;	/* first/last: mono; ts: of the line kept */
+	int count;			/* attempts (1 ... INT_MAX) */
 	struct rep_loc loc;	/* the line with the highest count */
+	double first, last, ts;	/* first/last: mono; ts: of the line kept */
 };
 
 struct rep_listen {

@@ -7,6 +7,7 @@
  * its end or error with NCCL's own message). Called by the reader for one
  * parsed event at a time; no allocation but the reading thread's arena.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -33,6 +34,8 @@ void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		return;
 	if (count == REP_UNKNOWN || count < 1)
 		count = 1;
+	if (count > INT_MAX)
+		count = INT_MAX;
 	for (size_t i = 0; i < p->nconn && k == NULL; i++)
 		if (strcmp(rep_cd(&p->conn[i])->dest, dest) == 0 &&
 		    strcmp(rep_cd(&p->conn[i])->result, result) == 0)
@@ -52,7 +55,7 @@ void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	} else {
 		to = *rep_cd(k);
 	}
-	k->count = count;
+	k->count = (int)count;
 	ht_rep__set_str(&c->a, o, "role", &to.role);
 	ht_rep__set_str(&c->a, o, "error", &to.error);
 	ht_rep__set_str(&c->a, o, "tcp_state", &to.tcp_state);
