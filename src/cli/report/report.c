@@ -10,6 +10,7 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,11 @@ int ht_report_main(int argc, char **argv)
 	int threads = 0, c;
 	struct rep_job job;
 
+	/* Large blocks (a million ranks' sort buffers and tables, made and
+	 * freed stage by stage) are mapped, and unmapped when freed: glibc
+	 * would otherwise raise its threshold and keep them in the heap once
+	 * freed, where the next stage's come on top of them. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	optind = 1;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
