@@ -1717,9 +1717,15 @@ void ht_rep_digest_load(struct rep_job *job)
 void ht_rep__digest_take(struct rep_job *job, struct rep_unknown *unk, size_t *nunk, size_t cap)
 {
 	struct rep_dgset *g = job->dg;
-	for (size_t i = 0; i < g->procs.n; i++)
-		ht_rep_vec_push(&job->procs, g->procs.v[i]);
-	g->procs.n = 0;
+	if (job->procs.n == 0) {	/* (a million records: not copied) */
+		ht_rep_vec_free(&job->procs);
+		job->procs = g->procs;
+		g->procs = (struct rep_vec){ 0 };
+	} else {
+		for (size_t i = 0; i < g->procs.n; i++)
+			ht_rep_vec_push(&job->procs, g->procs.v[i]);
+		ht_rep_vec_free(&g->procs);
+	}
 	for (size_t i = 0; i < g->npend; i++)
 		add_unknown(unk, nunk, cap, g->pend[i].type, g->pend[i].file, g->pend[i].line,
 			    g->pend[i].count);
