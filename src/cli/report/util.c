@@ -129,6 +129,17 @@ void ht_rep_vec_push(struct rep_vec *v, void *p)
 	v->v[v->n++] = p;
 }
 
+void ht_rep_vec_reserve(struct rep_vec *v, size_t n)
+{
+	if (v->n + n <= v->cap)
+		return;
+	void **m = realloc(v->v, (v->n + n) * sizeof(*m));
+	if (m == NULL)
+		err(2, "report");
+	v->v = m;
+	v->cap = v->n + n;
+}
+
 void ht_rep_vec_free(struct rep_vec *v)
 {
 	free(v->v);

@@ -63,6 +63,8 @@ struct rep_vec {
 	size_t n, cap;
 };
 void ht_rep_vec_push(struct rep_vec *v, void *p);
+/* Room for n more in v (a vector whose size is known: no slack). */
+void ht_rep_vec_reserve(struct rep_vec *v, size_t n);
 void ht_rep_vec_free(struct rep_vec *v);
 
 /* A growable string (malloc'd); s is always NUL-terminated once used. */

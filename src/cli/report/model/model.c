@@ -679,6 +679,8 @@ static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
 		h->boot_id = rep_id(s[i])->boot_id;
 		h->first_ts = INFINITY;
 		h->now = -INFINITY;
+		ht_rep_vec_reserve(&h->procs, j - i);	/* (131,072 hosts: no slack) */
+		ht_rep_vec_reserve(&h->mains, j - i);
 		for (size_t k = i; k < j; k++) {
 			struct rep_proc *p = s[k];
 			if (p->last_ts > h->now)
