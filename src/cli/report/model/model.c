@@ -147,7 +147,8 @@ static bool commid_same(const void *x, const void *y)
 	const struct rep_commid *a = x, *b = y;
 	return a->fn == b->fn && a->root == b->root && a->id_hash == b->id_hash &&
 	       a->commid == b->commid && a->parent == b->parent && a->comm_name == b->comm_name &&
-	       a->nranks == b->nranks && a->color == b->color;
+	       a->nranks == b->nranks && a->color == b->color && a->error == b->error &&
+	       a->last_error == b->last_error;
 }
 
 const struct rep_commid *ht_rep_commid_share(struct rep_arena *a, struct rep_cidcache *cache,

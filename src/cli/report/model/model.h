@@ -207,11 +207,14 @@ struct rep_cuda_err {
 };
 
 /* What a communicator init says of the communicator, the same on each of
- * its ranks: one struct for the inits that say the same, as the reader
- * that read them found (ht_rep_commid_share), read through rep_cid(). */
+ * its ranks, and how it failed (the ranks of a failed init most often
+ * say the same): one struct for the inits that say the same, as the
+ * reader that read them found (ht_rep_commid_share), read through
+ * rep_cid(). */
 struct rep_commid {
 	const char *fn, *root, *id_hash, *commid, *parent, *comm_name;
 	int64_t nranks, color;		/* REP_UNKNOWN */
+	const char *error, *last_error;
 };
 #define REP_CIDCACHE 8
 struct rep_cidcache {
@@ -222,7 +225,7 @@ struct rep_cidcache {
 /* One communicator init (or split) as the nccl events tell it. */
 struct rep_comm {
 	const struct rep_commid *id;	/* rep_cid() */
-	const char *comm, *error, *last_error;
+	const char *comm;
 	int64_t rank, result, tid;
 	bool ended, failed, nested;
 	double ts, mono;

@@ -173,8 +173,8 @@ static const struct rep_fd rep_dg_cuda_err[] = {
 
 static const struct rep_fd rep_dg_comm[] = {
 	FDK(fn), FD(rep_comm, comm), FDK(root), FDK(id_hash),
-	FDK(commid), FDK(parent), FD(rep_comm, error),
-	FD(rep_comm, last_error), FDK(comm_name), FDK(nranks),
+	FDK(commid), FDK(parent), FDK(error),
+	FDK(last_error), FDK(comm_name), FDK(nranks),
 	FD(rep_comm, rank), FD(rep_comm, result), FDK(color), FD(rep_comm, tid),
 	FD(rep_comm, ended), FD(rep_comm, failed), FD(rep_comm, nested), FD(rep_comm, ts),
 	FD(rep_comm, mono), FD(rep_comm, begin), FD(rep_comm, end),

@@ -301,8 +301,10 @@ static void nccl_stand_in(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		k->end = *loc;
 		k->ended = state[1] == 'n';
 		k->failed = state[1] == 'r';
-		ht_rep__set_str(&c->a, o, "error", &k->error);
-		ht_rep__set_str(&c->a, o, "last_error", &k->last_error);
+		struct rep_commid e = *rep_cid(k);
+		ht_rep__set_str(&c->a, o, "error", &e.error);
+		ht_rep__set_str(&c->a, o, "last_error", &e.last_error);
+		k->id = ht_rep_commid_share(&c->a, &c->cids, &e);
 	}
 }
 

@@ -336,7 +336,9 @@ void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		k->failed = true;
 		k->end = *loc;
 		ht_rep__set_int(o, "result", &k->result);
-		ht_rep__set_str(&c->a, o, "error", &k->error);
-		ht_rep__set_str(&c->a, o, "last_error", &k->last_error);
+		struct rep_commid e = *rep_cid(k);
+		ht_rep__set_str(&c->a, o, "error", &e.error);
+		ht_rep__set_str(&c->a, o, "last_error", &e.last_error);
+		k->id = ht_rep_commid_share(&c->a, &c->cids, &e);
 	}
 }

@@ -338,8 +338,9 @@ static void init_errors(struct rep_job *job)
 			const struct rep_comm *c = &p->comms[k];
 			if (!c->failed || c->nested)
 				continue;
-			const char *msg = c->last_error != NULL && c->last_error[0] != '\0' ?
-					  c->last_error : c->error != NULL ? c->error : "no message";
+			const char *le = rep_cid(c)->last_error, *er = rep_cid(c)->error;
+			const char *msg = le != NULL && le[0] != '\0' ? le :
+					  er != NULL ? er : "no message";
 			*(struct nerr *)ht_rep_list_push(&l) = (struct nerr){ p, c, msg };
 		}
 		if (rep_ph(p, HT_PHASE_NCCL_ID)->errored)
@@ -366,7 +367,7 @@ static void init_errors(struct rep_job *job)
 		const struct rep_comm *c = e[i].c;
 		const char *fn = c == NULL ? "ncclGetUniqueId" :
 				 rep_cid(c)->fn != NULL ? rep_cid(c)->fn : "NCCL init";
-		const char *err = c != NULL ? c->error : rep_rare(e[i].p)->nccl_id.error;
+		const char *err = c != NULL ? rep_cid(c)->error : rep_rare(e[i].p)->nccl_id.error;
 		int64_t result = c != NULL ? c->result : rep_rare(e[i].p)->nccl_id.result;
 		v->summary = ht_rep_printf(&job->a, "%s failed on %s: %s%s%s\"%s\"", fn,
 					   v->nranks > 0 ? ht_rep_ranks_phrase(job, v->ranks, v->nranks) :

@@ -402,7 +402,7 @@ static void socket_ifname(struct rep_job *job)
 static bool mentions_shm(const struct rep_proc *p)
 {
 	for (size_t i = 0; i < p->ncomms; i++) {
-		const char *e = p->comms[i].last_error;
+		const char *e = rep_cid(&p->comms[i])->last_error;
 		if (e != NULL && (strstr(e, "shm") != NULL || strstr(e, "shared memory") != NULL ||
 				  strstr(e, "No space left") != NULL))
 			return true;
