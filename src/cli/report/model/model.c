@@ -177,6 +177,21 @@ const struct rep_conndest *ht_rep_conndest_share(struct rep_arena *a, struct rep
 
 const struct rep_vec ht_rep_vec_none;
 
+const struct rep_callwhat ht_rep_callwhat_none = { .result = REP_UNKNOWN };
+
+static bool callwhat_same(const void *x, const void *y)
+{
+	const struct rep_callwhat *a = x, *b = y;
+	return a->name == b->name && a->result == b->result;
+}
+
+const struct rep_callwhat *ht_rep_callwhat_share(struct rep_arena *a, struct rep_cwcache *cache,
+						 const struct rep_callwhat *v)
+{
+	return share(a, (const void **)cache->v, REP_CWCACHE, &cache->next, v, sizeof(*v),
+		     callwhat_same, &ht_rep_callwhat_none);
+}
+
 const struct rep_dstack ht_rep_dstack_none;
 
 static bool dstack_same(const void *x, const void *y)

@@ -238,12 +238,25 @@ struct rep_coll {		/* a collective from the ring or first_collective */
 	int64_t seq, count, peer;
 };
 
-struct rep_call {
+/* A hooked call's name and result: one struct for the calls that say the
+ * same, as the reader that read them found (ht_rep_callwhat_share), read
+ * through rep_cw(). */
+struct rep_callwhat {
 	const char *name;
-	int64_t id, result;
+	int64_t result;			/* REP_UNKNOWN while in flight */
+};
+#define REP_CWCACHE 8
+struct rep_cwcache {
+	const struct rep_callwhat *v[REP_CWCACHE];
+	unsigned next;
+};
+
+struct rep_call {
+	const struct rep_callwhat *what;	/* rep_cw() */
+	int64_t id;
 	double ts, mono, end_ts, end_mono;	/* end_*: NAN while in flight */
-	bool ended, stalled;
 	struct rep_loc loc;
+	bool ended, stalled;
 };
 
 /* The main thread's stack as a dump found it (the first and the latest
@@ -580,6 +593,17 @@ static inline const struct rep_conndest *rep_cd(const struct rep_connect *k)
  * a copy of it made in a; NULL when it is none. */
 const struct rep_conndest *ht_rep_conndest_share(struct rep_arena *a, struct rep_cdcache *cache,
 						 const struct rep_conndest *v);
+
+/* What a call that said nothing has: no name, no result. */
+extern const struct rep_callwhat ht_rep_callwhat_none;
+static inline const struct rep_callwhat *rep_cw(const struct rep_call *k)
+{
+	return k->what != NULL ? k->what : &ht_rep_callwhat_none;
+}
+/* v, shared with one of the last that cache saw that is the same, else
+ * a copy of it made in a; NULL when it is none. */
+const struct rep_callwhat *ht_rep_callwhat_share(struct rep_arena *a, struct rep_cwcache *cache,
+						 const struct rep_callwhat *v);
 
 /* What a dump without a stack has: nothing. */
 extern const struct rep_dstack ht_rep_dstack_none;

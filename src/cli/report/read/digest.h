@@ -86,6 +86,11 @@ struct rep_fd {
 #define FDD(f) { #f, REP_FT_OF(((struct rep_conndest *)0)->f),	\
 		 FD_CD | offsetof(struct rep_conndest, f) }
 
+/* A member of a call's struct rep_callwhat, the same way. */
+#define FD_CW ((size_t)1 << 23)
+#define FDW(f) { #f, REP_FT_OF(((struct rep_callwhat *)0)->f),	\
+		 FD_CW | offsetof(struct rep_callwhat, f) }
+
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
  * model" in model.h) are not written: the model makes them again. */
@@ -186,7 +191,7 @@ static const struct rep_fd rep_dg_coll[] = {
 };
 
 static const struct rep_fd rep_dg_call[] = {
-	FD(rep_call, name), FD(rep_call, id), FD(rep_call, result), FD(rep_call, ts),
+	FDW(name), FD(rep_call, id), FDW(result), FD(rep_call, ts),
 	FD(rep_call, mono), FD(rep_call, end_ts), FD(rep_call, end_mono), FD(rep_call, ended),
 	FD(rep_call, stalled), FD(rep_call, loc),
 };
@@ -353,7 +358,8 @@ const size_t *ht_dg_locs(int t, size_t *n);
  * a process's rare member in its struct rep_rare (ht_rep_rare_none when it
  * has none, so only to read), its ident's in its struct rep_ident, a
  * dump's stack's in its struct rep_dstack, a communicator's in its
- * struct rep_commid, a connection's in its struct rep_conndest. */
+ * struct rep_commid, a connection's in its struct rep_conndest, a call's
+ * in its struct rep_callwhat. */
 static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 {
 	if (t == DG_PROC && (off & FD_RARE))
@@ -370,6 +376,8 @@ static inline const void *ht_dg_at(const void *rec, int t, size_t off)
 		return (const char *)rep_cid(rec) + (off & ~FD_CID);
 	if (t == DG_CONNECT && (off & FD_CD))
 		return (const char *)rep_cd(rec) + (off & ~FD_CD);
+	if (t == DG_CALL && (off & FD_CW))
+		return (const char *)rep_cw(rec) + (off & ~FD_CW);
 	return (const char *)rec + off;
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most

@@ -527,6 +527,7 @@ struct dctx {
 	struct rep_verscache vers;	/* and their versions */
 	struct rep_cidcache cids;	/* and their communicators */
 	struct rep_cdcache cds;		/* and where their connections went */
+	struct rep_cwcache cws;		/* and their calls' names and results */
 	struct rep_dstack dst;		/* the dump read last: its stack's members */
 };
 
@@ -784,12 +785,14 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	struct rep_hostfacts hf = { 0 };
 	struct rep_commid cid;
 	struct rep_conndest cd;
+	struct rep_callwhat cw;
 	if (t == DG_PROC)
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	if (t == DG_DUMP)	/* (a dump's stack: shared by get_array, with its frames) */
 		c->dst = ht_rep_dstack_none;
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-		set_field(c, t != DG_PROC && t != DG_DUMP && t != DG_COMM && t != DG_CONNECT ?
+		set_field(c, t != DG_PROC && t != DG_DUMP && t != DG_COMM && t != DG_CONNECT &&
+				     t != DG_CALL ?
 				     (char *)base + fd[i].off :
 			  fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
 			  fd[i].off & FD_ID ? (char *)&id + (fd[i].off & ~FD_ID) :
@@ -798,6 +801,7 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 			  fd[i].off & FD_DST ? (char *)&c->dst + (fd[i].off & ~FD_DST) :
 			  fd[i].off & FD_CID ? (char *)&cid + (fd[i].off & ~FD_CID) :
 			  fd[i].off & FD_CD ? (char *)&cd + (fd[i].off & ~FD_CD) :
+			  fd[i].off & FD_CW ? (char *)&cw + (fd[i].off & ~FD_CW) :
 			  (char *)base + fd[i].off, fd[i].type, &v[i]);
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
@@ -810,6 +814,8 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 		((struct rep_comm *)base)->id = ht_rep_commid_share(c->a, &c->cids, &cid);
 	if (t == DG_CONNECT)
 		((struct rep_connect *)base)->to = ht_rep_conndest_share(c->a, &c->cds, &cd);
+	if (t == DG_CALL)
+		((struct rep_call *)base)->what = ht_rep_callwhat_share(c->a, &c->cws, &cw);
 	if (keep != NULL)
 		*keep = v;
 	return ok;

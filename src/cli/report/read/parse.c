@@ -427,9 +427,9 @@ static void on_call(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		if (p->ncalls >= MAX_CALLS)
 			return;
 		k = REP_PUSH(&c->a, p->calls, p->ncalls);
-		k->name = ht_rep__str(&c->a, o, "name");
+		struct rep_callwhat w = { ht_rep__str(&c->a, o, "name"), REP_UNKNOWN };
+		k->what = ht_rep_callwhat_share(&c->a, &c->cws, &w);
 		k->id = id;
-		k->result = REP_UNKNOWN;
 		k->end_ts = k->end_mono = NAN;
 		k->loc = *loc;
 		if (end) {	/* the begin was not written: place it by dur */
@@ -445,7 +445,8 @@ static void on_call(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		k->ended = true;
 		k->end_ts = ts;
 		k->end_mono = mono;
-		k->result = ht_rep__int(o, "result");
+		struct rep_callwhat w = { rep_cw(k)->name, ht_rep__int(o, "result") };
+		k->what = ht_rep_callwhat_share(&c->a, &c->cws, &w);
 		k->stalled = ht_rep__bool(o, "stalled") == 1;
 	}
 }

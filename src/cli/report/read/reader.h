@@ -180,6 +180,7 @@ struct rep_rctx {
 	struct rep_verscache vers;	/* and the versions they told */
 	struct rep_cidcache cids;	/* and their communicators */
 	struct rep_cdcache cds;		/* and where their connections went */
+	struct rep_cwcache cws;		/* and their calls' names and results */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */

@@ -109,9 +109,9 @@ static void calls(struct rep_job *job, struct ctx *c, const struct rep_proc *p, 
 		double b = at(job, p, k->mono, k->ts);
 		double e = k->ended ? at(job, p, k->end_mono, k->end_ts) : stop;
 		json_t *args = json_pack("{s:b,s:b}", "returned", k->ended, "stalled", k->stalled);
-		if (k->ended && k->result != REP_UNKNOWN)
-			json_object_set_new(args, "result", json_integer(k->result));
-		json_t *ev = json_pack("{s:o,s:s,s:s,s:I,s:i,s:f,s:f,s:o}", "name", str(k->name),
+		if (k->ended && rep_cw(k)->result != REP_UNKNOWN)
+			json_object_set_new(args, "result", json_integer(rep_cw(k)->result));
+		json_t *ev = json_pack("{s:o,s:s,s:s,s:I,s:i,s:f,s:f,s:o}", "name", str(rep_cw(k)->name),
 				       "cat", "call", "ph", "X", "pid", (json_int_t)pid, "tid", 2,
 				       "ts", b, "dur", e > b ? e - b : 0, "args", args);
 		if (!k->ended || k->stalled)

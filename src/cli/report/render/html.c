@@ -148,7 +148,7 @@ static char *signature(struct rep_job *job, const struct rep_proc *p, double q)
 	}
 	for (size_t i = 0; i < p->ncalls && i < MAX_ROW_CALLS; i++) {
 		const struct rep_call *k = &p->calls[i];
-		ht_rep_buf_printf(&b, "c%s:%.0f:%.0f:%d;", k->name != NULL ? k->name : "?",
+		ht_rep_buf_printf(&b, "c%s:%.0f:%.0f:%d;", rep_cw(k)->name != NULL ? rep_cw(k)->name : "?",
 				  ht_rep_job_secs(job, p, k->mono, k->ts) / q,
 				  (k->ended ? ht_rep_job_secs(job, p, k->end_mono, k->end_ts) : stop) / q, k->ended);
 	}
@@ -271,7 +271,7 @@ static json_t *row_json(struct rep_job *job, const struct rep_proc *p, double sp
 		double e = k->ended ? ht_rep_job_secs(job, p, k->end_mono, k->end_ts) : stop;
 		if (k->ended && e - b < span / 2000)
 			continue;	/* too short to see */
-		json_array_append_new(calls, json_pack("[o,o,o,b]", str(k->name), num(b), num(e),
+		json_array_append_new(calls, json_pack("[o,o,o,b]", str(rep_cw(k)->name), num(b), num(e),
 						       !k->ended));
 		shown++;
 	}

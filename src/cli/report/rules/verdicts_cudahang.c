@@ -26,12 +26,13 @@ static const char *hung_in(const struct rep_proc *p, const struct rep_call **c)
 	for (size_t i = 0; i < REP_ARRAY_SIZE(init_calls); i++) {
 		if (strcmp(d->call, init_calls[i]) != 0)
 			continue;
-		for (size_t k = p->ncalls; k-- > 0;)
-			if (!p->calls[k].ended && p->calls[k].name != NULL &&
-			    strcmp(p->calls[k].name, d->call) == 0) {
+		for (size_t k = p->ncalls; k-- > 0;) {
+			const char *name = rep_cw(&p->calls[k])->name;
+			if (!p->calls[k].ended && name != NULL && strcmp(name, d->call) == 0) {
 				*c = &p->calls[k];
 				break;
 			}
+		}
 		return init_calls[i];
 	}
 	return NULL;
