@@ -93,8 +93,9 @@ START_TEST(test_line_too_long)
 	ck_assert(has_warning(&job, "n1.7.jsonl", 3, "line longer than 16 MiB, ignored"));
 	struct rep_proc *p = job.procs.v[0];
 	ck_assert_int_eq(p->cur_phase, HT_PHASE_RENDEZVOUS);
-	ck_assert_uint_eq(rep_ph(p, HT_PHASE_RENDEZVOUS)->begin.line, 4);
-	char *text = ht_rep_line_text(&job, &rep_ph(p, HT_PHASE_RENDEZVOUS)->begin);
+	struct rep_loc begin = rep_ph_begin(p, HT_PHASE_RENDEZVOUS);
+	ck_assert_uint_eq(begin.line, 4);
+	char *text = ht_rep_line_text(&job, &begin);
 	ck_assert_ptr_nonnull(text);
 	ck_assert_ptr_nonnull(strstr(text, "\"rendezvous\""));
 	free(text);
@@ -243,7 +244,7 @@ START_TEST(test_evidence_text)
 			 "n1.30.jsonl:3: {\"t\":\"connect\",\"dest\":\"10.0.0.1:29500\",\"result\":"
 			 "\"refused\",\"count\":4,\"role\":\"rendezvous\"}");
 	/* Other lines: every field but ts, mono and tid, in their order. */
-	struct rep_loc launch = rep_ph(p, HT_PHASE_LAUNCH)->begin;
+	struct rep_loc launch = rep_ph_begin(p, HT_PHASE_LAUNCH);
 	ck_assert_str_eq(ht_rep_evidence(&job, &launch, NULL, 300),
 			 "n1.30.jsonl:2: {\"t\":\"phase\",\"phase\":\"launch\",\"state\":\"begin\"}");
 	static const char *const keep[] = { "result", NULL };

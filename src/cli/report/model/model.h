@@ -107,11 +107,22 @@ struct rep_file {
 
 #define REP_UNKNOWN INT64_MIN	/* an integer field that was absent or null */
 
+/* 56 bytes (a million ranks hold five each): its lines are in its
+ * process's file, so they are kept as their numbers and places (a struct
+ * rep_loc's line and off) and read through rep_ph_begin() and
+ * rep_ph_end(). */
 struct rep_phase {
 	double ts, mono;		/* of the begin line */
 	double end_ts, end_mono;	/* of the end or error line */
-	struct rep_loc begin, end;	/* end: the end or error line */
+	uint32_t begin_line, begin_off;	/* 0: none */
+	uint32_t end_line, end_off;	/* the end or error line */
 	bool begun, ended, errored;
+};
+/* A phase and its lines as they were told, in full: a digest's record
+ * (read/digest.h). */
+struct rep_phase_rec {
+	struct rep_phase ph;
+	struct rep_loc begin, end;
 };
 
 /* Where a process's connections went and how they ended (the ranks that
@@ -518,6 +529,19 @@ static inline const struct rep_phase *rep_ph(const struct rep_proc *p, int i)
 	unsigned bit = 1u << i;
 	return p->ph_has & bit ? &p->ph[__builtin_popcount(p->ph_has & (bit - 1))] :
 				 &ht_rep_phase_none;
+}
+/* Where phase i of p began and ended (REP_NOLOC: not told). */
+static inline struct rep_loc rep_ph_loc(const struct rep_proc *p, uint32_t line, uint32_t off)
+{
+	return line > 0 ? (struct rep_loc){ p->file, line, off } : REP_NOLOC;
+}
+static inline struct rep_loc rep_ph_begin(const struct rep_proc *p, int i)
+{
+	return rep_ph_loc(p, rep_ph(p, i)->begin_line, rep_ph(p, i)->begin_off);
+}
+static inline struct rep_loc rep_ph_end(const struct rep_proc *p, int i)
+{
+	return rep_ph_loc(p, rep_ph(p, i)->end_line, rep_ph(p, i)->end_off);
 }
 /* Phase i of p, to write (0 <= i < HT_PHASE_COUNT): p's phases made dense
  * in a the first time (the trace reader's). */

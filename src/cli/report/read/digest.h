@@ -135,10 +135,12 @@ static const struct rep_fd rep_dg_proc[] = {
 };
 
 /* (end last: digest_write.c keeps its line for cuda_init only) */
+/* (a struct rep_phase_rec: a phase with its lines in full) */
+#define FDP(f) { #f, REP_FT_OF(((struct rep_phase *)0)->f), offsetof(struct rep_phase_rec, ph.f) }
 static const struct rep_fd rep_dg_phase[] = {
-	FD(rep_phase, begun), FD(rep_phase, ended), FD(rep_phase, errored), FD(rep_phase, ts),
-	FD(rep_phase, mono), FD(rep_phase, end_ts), FD(rep_phase, end_mono),
-	FD(rep_phase, begin), FD(rep_phase, end),
+	FDP(begun), FDP(ended), FDP(errored), FDP(ts),
+	FDP(mono), FDP(end_ts), FDP(end_mono),
+	FD(rep_phase_rec, begin), FD(rep_phase_rec, end),
 };
 
 static const struct rep_fd rep_dg_version[] = {

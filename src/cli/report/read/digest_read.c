@@ -355,8 +355,7 @@ static void remap_proc(struct rep_proc *p, const uint32_t *to, uint32_t nf)
 	if (p->file < nf)
 		p->file = to[p->file];
 	remap_locs(p, DG_PROC, to, nf);
-	remap_all(p->ph, p->ph_dense ? HT_PHASE_COUNT : (size_t)__builtin_popcount(p->ph_has),
-		  sizeof(*p->ph), DG_PHASE, to, nf);
+	/* (its phases' lines are in its file: rep_ph_loc) */
 	for (int k = 0; k < REP_VER_COUNT; k++)
 		if (p->ver_loc[k].file < nf)
 			p->ver_loc[k].file = to[p->ver_loc[k].file];
@@ -1189,22 +1188,30 @@ static bool get_lists(struct dctx *c, const char **pp, const char *end, void *re
 static bool get_phases(struct dctx *c, const char **pp, const char *end, struct rep_proc *p,
 		       struct rep_dval *const *b, struct rep_dval **keep)
 {
-	struct rep_phase all[HT_PHASE_COUNT];
+	struct rep_phase_rec all[HT_PHASE_COUNT];
 	memset(all, 0, sizeof(all));
 	bool ok = get_lists(c, pp, end, all, sizeof(*all), HT_PHASE_COUNT, DG_PHASE, b, keep);
 	unsigned has = 0;
 	int n = 0;
 	for (int i = 0; i < HT_PHASE_COUNT; i++)
-		if (all[i].begun || all[i].ended || all[i].errored) {
+		if (all[i].ph.begun || all[i].ph.ended || all[i].ph.errored) {
 			has |= 1u << i;
 			n++;
 		}
 	p->ph_has = (uint8_t)has;
 	p->ph_dense = false;
 	p->ph = n > 0 ? ht_rep_alloc(c->a, (size_t)n * sizeof(*p->ph)) : NULL;
+	/* (a phase's lines are its record's file's, as the writer writes
+	 * them: their numbers and places are kept) */
 	for (int i = 0, k = 0; i < HT_PHASE_COUNT; i++)
-		if (has & 1u << i)
-			p->ph[k++] = all[i];
+		if (has & 1u << i) {
+			struct rep_phase *ph = &p->ph[k++];
+			*ph = all[i].ph;
+			ph->begin_line = all[i].begin.line;
+			ph->begin_off = all[i].begin.off;
+			ph->end_line = all[i].end.line;
+			ph->end_off = all[i].end.off;
+		}
 	return ok;
 }
 

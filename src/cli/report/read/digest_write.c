@@ -676,11 +676,12 @@ static json_t *proc_value(struct wctx *w, const struct rep_proc *p, json_t *xs)
 	size_t n = rep_dg_tabs[DG_PHASE].n;
 	for (int i = 0; i < HT_PHASE_COUNT; i++) {
 		struct rep_dval *vals = ht_dg_slab_alloc(&r->a, n * sizeof(*vals));
+		struct rep_phase_rec ph = { *rep_ph(p, i), rep_ph_begin(p, i), rep_ph_end(p, i) };
 		/* Quoted: the begin of the current phase, the end of cuda_init. */
 		w->unquoted = i != p->cur_phase;
-		dvals(w, vals, rep_ph(p, i), DG_PHASE, 0, n - 1);
+		dvals(w, vals, &ph, DG_PHASE, 0, n - 1);
 		w->unquoted = i != HT_PHASE_CUDA_INIT;
-		dvals(w, vals, rep_ph(p, i), DG_PHASE, n - 1, n);
+		dvals(w, vals, &ph, DG_PHASE, n - 1, n);
 		w->unquoted = false;
 		r->ph[i] = vals;
 		delta_put(&o, DG_PHASE, vals, b != NULL ? b->ph[i] : NULL);

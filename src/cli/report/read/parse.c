@@ -326,7 +326,8 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 			r->begun = true;
 			r->ts = ts;
 			r->mono = mono;
-			r->begin = *loc;
+			r->begin_line = loc->line;
+			r->begin_off = loc->off;
 		}
 		p->cur_phase = ph;
 	} else if (strcmp(state, "end") == 0 || strcmp(state, "error") == 0) {
@@ -335,14 +336,16 @@ static void on_phase(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 			r->begun = true;
 			r->ts = ts;
 			r->mono = mono;
-			r->begin = *loc;
+			r->begin_line = loc->line;
+			r->begin_off = loc->off;
 			if (p->cur_phase < ph)
 				p->cur_phase = ph;
 		}
 		if (!r->ended && !r->errored) {
 			r->end_ts = ts;
 			r->end_mono = mono;
-			r->end = *loc;
+			r->end_line = loc->line;
+			r->end_off = loc->off;
 		}
 		if (err)
 			r->errored = true;

@@ -119,8 +119,9 @@ static void cuda_init(struct rep_job *job)
 			ht_rep_blame(job, v, q);
 			ht_rep_hosts_add(hosts, &nh, 8, q->h);
 			if (k < i + 3) {
+				struct rep_loc end = rep_ph_end(q, HT_PHASE_CUDA_INIT);
 				const struct rep_loc *l = rep_has_loc(&q->cuda_init_loc) ? &q->cuda_init_loc :
-							  &rep_ph(q, HT_PHASE_CUDA_INIT)->end;
+							  &end;
 				if (!rep_has_loc(l))
 					l = &q->ver_loc[REP_VER_DRIVER];
 				ht_rep_verdict_evidence(job, v, l, NULL);

@@ -14,6 +14,13 @@
 /* ---- missing_rank ------------------------------------------------------------------ */
 
 /* The host whose ranks surround r (its ranks run below and above r). */
+
+/* The line that began p's current phase, as evidence of v. */
+static void phase_evidence(struct rep_job *job, struct rep_verdict *v, const struct rep_proc *p)
+{
+	struct rep_loc l = rep_ph_begin(p, p->cur_phase);
+	ht_rep_verdict_evidence(job, v, &l, NULL);
+}
 static struct rep_host *host_around(struct rep_job *job, int64_t r)
 {
 	for (size_t i = 0; i < job->nhosts; i++) {
@@ -294,7 +301,7 @@ static void rank_exited(struct rep_job *job)
 				else if (q->last_dump != NULL)
 					ht_rep_verdict_evidence(job, v, &q->last_dump->loc, ht_rep_keep_stall);
 				else if (q->cur_phase >= 0)
-					ht_rep_verdict_evidence(job, v, &rep_ph(q, q->cur_phase)->begin, NULL);
+					phase_evidence(job, v, q);
 			}
 		}
 		v->t = t;
@@ -450,7 +457,7 @@ static void straggler(struct rep_job *job)
 			first = p;
 		if (v->nevidence < 4) {
 			if (p->cur_phase >= 0)
-				ht_rep_verdict_evidence(job, v, &rep_ph(p, p->cur_phase)->begin, NULL);
+				phase_evidence(job, v, p);
 			if (p->last_dump != NULL)
 				ht_rep_verdict_evidence(job, v, &p->last_dump->loc, ht_rep_keep_stall);
 		}
