@@ -29,6 +29,27 @@ static inline void rep_sort(void *base, size_t n, size_t size,
 		qsort(base, n, size, cmp);
 }
 
+/* rep_sort by cmp, which orders first by what group compares (a host):
+ * when base comes grouped, the groups in order (a folder's files, a
+ * digest's records), only each group is sorted. The same order as
+ * rep_sort's, at a fraction of its comparisons for a million records. */
+static inline void rep_sort_grouped(void *base, size_t n, size_t size,
+				    int (*group)(const void *, const void *),
+				    int (*cmp)(const void *, const void *))
+{
+	char *b = base;
+	for (size_t i = 1; i < n; i++)
+		if (group(b + (i - 1) * size, b + i * size) > 0) {
+			rep_sort(base, n, size, cmp);
+			return;
+		}
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && group(b + i * size, b + j * size) == 0; j++)
+			;
+		rep_sort(b + i * size, j - i, size, cmp);
+	}
+}
+
 /* ---- memory ------------------------------------------------------------- */
 
 /* A bump allocator: everything a report reads lives until ht_rep_job_free. */

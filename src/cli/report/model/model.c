@@ -488,10 +488,16 @@ struct host_pid {
 	struct rep_proc *p;
 };
 
+static int cmp_host(const void *a, const void *b)
+{
+	const struct host_pid *x = a, *y = b;
+	return x->host == y->host ? 0 : strcmp(x->host, y->host);
+}
+
 static int cmp_host_pid(const void *a, const void *b)
 {
 	const struct host_pid *x = a, *y = b;
-	int c = x->host == y->host ? 0 : strcmp(x->host, y->host);
+	int c = cmp_host(x, y);
 	if (c != 0)
 		return c;
 	if (x->pid != y->pid)
@@ -806,7 +812,7 @@ void ht_rep_model(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct host_pid){ rep_id(s[i])->host, s[i]->pid, s[i]->ts0, s[i] };
-	rep_sort(k, n, sizeof(*k), cmp_host_pid);
+	rep_sort_grouped(k, n, sizeof(*k), cmp_host, cmp_host_pid);
 	for (size_t i = 0; i < n; i++)
 		s[i] = k[i].p;
 	free(k);

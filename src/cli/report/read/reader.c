@@ -508,10 +508,16 @@ struct identity {
 };
 
 /* Orders records by what identifies a process: host, boot, pid, start. */
+static int cmp_identity_host(const void *a, const void *b)
+{
+	const struct identity *x = a, *y = b;
+	return x->host == y->host ? 0 : strcmp(x->host, y->host);
+}
+
 static int cmp_identity(const void *a, const void *b)
 {
 	const struct identity *x = a, *y = b;
-	int c = x->host == y->host ? 0 : strcmp(x->host, y->host);
+	int c = cmp_identity_host(x, y);
 	if (c == 0 && x->boot_id != y->boot_id)
 		c = strcmp(x->boot_id, y->boot_id);
 	if (c == 0)
@@ -553,7 +559,7 @@ static void drop_copies(struct rep_job *job)
 					  rep_id(p)->boot_id != NULL ? rep_id(p)->boot_id : "", p->pid,
 					  p->start_ticks, p->lines, job->procs.v[i] };
 	}
-	rep_sort(k, n, sizeof(*k), cmp_identity);
+	rep_sort_grouped(k, n, sizeof(*k), cmp_identity_host, cmp_identity);
 	for (size_t i = 0; i < n; i++)
 		s[i] = k[i].p;
 	free(k);
