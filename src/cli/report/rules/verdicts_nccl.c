@@ -57,18 +57,31 @@ static int same_key(const char *a, const char *b)
 	return a == b ? 0 : strcmp(a, b);
 }
 
+/* The keys made last: the text, and the init's ids it was made of. */
+struct keys_last {
+	const char *text;
+	const struct rep_commid *id;	/* (an init's key is its ids': shared) */
+	const char *key;
+};
+
 /* Gives every communicator of p its key (splits after their parents). */
-static void keys(struct rep_job *job, struct rep_proc *p, const char **last)
+static void keys(struct rep_job *job, struct rep_proc *p, struct keys_last *kl)
 {
+	const char **last = &kl->text;
 	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < p->ncomms; i++) {
 			struct rep_comm *c = &p->comms[i];
 			if (c->key != NULL)
 				continue;
 			if (!is_split(c)) {
-				if (id_of(c) != NULL)
+				if (c->id != NULL && c->id == kl->id) {
+					c->key = kl->key;
+				} else if (id_of(c) != NULL) {
 					c->key = key_text(job, last, id_of(c), "@",
 							  rep_cid(c)->root != NULL ? rep_cid(c)->root : "?", false, 0);
+					kl->id = c->id;
+					kl->key = c->key;
+				}
 				continue;
 			}
 			for (size_t k = 0; k < p->ncomms && rep_cid(c)->parent != NULL; k++) {
@@ -624,7 +637,7 @@ void ht_rep_rules_nccl(struct rep_job *job)
 	struct member *m = malloc(cap * sizeof(*m));
 	if (m == NULL)
 		abort();
-	const char *last = NULL;
+	struct keys_last last = { 0 };
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
 		keys(job, p, &last);
