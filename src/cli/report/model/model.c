@@ -51,7 +51,7 @@ const struct rep_rare ht_rep_rare_none = {
 	.degraded_loc = REP_NOLOC,
 };
 
-const struct rep_ident ht_rep_ident_none = { .pid_ns = REP_UNKNOWN, .world_size = REP_UNKNOWN };
+const struct rep_ident ht_rep_id_none = { .pid_ns = REP_UNKNOWN, .world_size = REP_UNKNOWN };
 const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
 					       .driver_version = REP_UNKNOWN,
 					       .runtime_version = REP_UNKNOWN,
@@ -60,21 +60,20 @@ const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
 
 const struct rep_hostfacts ht_rep_hf_none;
 
-/* What the readers share between processes: v (n bytes), one of the k
- * last that slots hold for which same() holds, else a copy made in a
- * (into the slot after *next); NULL when it is none. */
-static const void *share(struct rep_arena *a, const void **slots, unsigned k, unsigned *next,
-			 const void *v, size_t n, bool (*same)(const void *, const void *),
-			 const void *none)
+/* What the readers share between processes: v (n bytes), one of the last
+ * that last holds for which same() holds, else a copy made in a (into the
+ * slot after last->next); NULL when it is none. */
+static const void *share(struct rep_arena *a, struct rep_shared *last, const void *v, size_t n,
+			 bool (*same)(const void *, const void *), const void *none)
 {
 	if (same(v, none))
 		return NULL;
-	for (unsigned i = 0; i < k; i++)
-		if (slots[i] != NULL && same(slots[i], v))
-			return slots[i];
+	for (unsigned i = 0; i < REP_SHARED_LAST; i++)
+		if (last->v[i] != NULL && same(last->v[i], v))
+			return last->v[i];
 	void *c = ht_rep_alloc(a, n);
 	memcpy(c, v, n);
-	slots[(*next)++ % k] = c;
+	last->v[last->next++ % REP_SHARED_LAST] = c;
 	return c;
 }
 
@@ -87,13 +86,6 @@ static bool hf_same(const void *x, const void *y)
 	       a->shm_total == b->shm_total && a->cpus == b->cpus;
 }
 
-const struct rep_hostfacts *ht_rep_hf_share(struct rep_arena *a, struct rep_hfcache *cache,
-					    const struct rep_hostfacts *v)
-{
-	return share(a, (const void **)cache->v, REP_HFCACHE, &cache->next, v, sizeof(*v), hf_same,
-		     &ht_rep_hf_none);
-}
-
 static bool cuda_same(const void *x, const void *y)
 {
 	const struct rep_cudainit *a = x, *b = y;
@@ -101,13 +93,6 @@ static bool cuda_same(const void *x, const void *y)
 	       a->result == b->result && a->driver_version == b->driver_version &&
 	       a->runtime_version == b->runtime_version && a->device_count == b->device_count &&
 	       a->stub == b->stub;
-}
-
-const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
-					     const struct rep_cudainit *v)
-{
-	return share(a, (const void **)cache->v, REP_CUDACACHE, &cache->next, v, sizeof(*v),
-		     cuda_same, &ht_rep_cuda_none);
 }
 
 const struct rep_versions ht_rep_vers_none = {
@@ -123,26 +108,19 @@ static bool vers_same(const void *x, const void *y)
 	return true;
 }
 
-const struct rep_versions *ht_rep_vers_share(struct rep_arena *a, struct rep_verscache *cache,
-					     const struct rep_versions *v)
-{
-	return share(a, (const void **)cache->v, REP_VERSCACHE, &cache->next, v, sizeof(*v),
-		     vers_same, &ht_rep_vers_none);
-}
-
-void ht_rep_ver_set(struct rep_arena *a, struct rep_verscache *cache, struct rep_proc *p, int k,
+void ht_rep_ver_set(struct rep_arena *a, struct rep_shared *last, struct rep_proc *p, int k,
 		    int64_t value, const char *provider, const struct rep_loc *loc)
 {
 	struct rep_versions v = *rep_vers(p);
 	v.value[k] = value;
 	v.provider[k] = provider;
-	p->vers = ht_rep_vers_share(a, cache, &v);
+	p->vers = ht_rep_vers_share(a, last, &v);
 	p->ver_loc[k] = *loc;
 }
 
-const struct rep_commid ht_rep_commid_none = { .nranks = REP_UNKNOWN, .color = REP_UNKNOWN };
+const struct rep_commid ht_rep_cid_none = { .nranks = REP_UNKNOWN, .color = REP_UNKNOWN };
 
-static bool commid_same(const void *x, const void *y)
+static bool cid_same(const void *x, const void *y)
 {
 	const struct rep_commid *a = x, *b = y;
 	return a->fn == b->fn && a->root == b->root && a->id_hash == b->id_hash &&
@@ -151,16 +129,9 @@ static bool commid_same(const void *x, const void *y)
 	       a->last_error == b->last_error;
 }
 
-const struct rep_commid *ht_rep_commid_share(struct rep_arena *a, struct rep_cidcache *cache,
-					     const struct rep_commid *v)
-{
-	return share(a, (const void **)cache->v, REP_CIDCACHE, &cache->next, v, sizeof(*v),
-		     commid_same, &ht_rep_commid_none);
-}
+const struct rep_conndest ht_rep_cd_none;
 
-const struct rep_conndest ht_rep_conndest_none;
-
-static bool conndest_same(const void *x, const void *y)
+static bool cd_same(const void *x, const void *y)
 {
 	const struct rep_conndest *a = x, *b = y;
 	return a->dest == b->dest && a->role == b->role && a->result == b->result &&
@@ -168,33 +139,19 @@ static bool conndest_same(const void *x, const void *y)
 	       a->probe == b->probe;
 }
 
-const struct rep_conndest *ht_rep_conndest_share(struct rep_arena *a, struct rep_cdcache *cache,
-						 const struct rep_conndest *v)
-{
-	return share(a, (const void **)cache->v, REP_CDCACHE, &cache->next, v, sizeof(*v),
-		     conndest_same, &ht_rep_conndest_none);
-}
-
 const struct rep_vec ht_rep_vec_none;
 
-const struct rep_callwhat ht_rep_callwhat_none = { .result = REP_UNKNOWN };
+const struct rep_callwhat ht_rep_cw_none = { .result = REP_UNKNOWN };
 
-static bool callwhat_same(const void *x, const void *y)
+static bool cw_same(const void *x, const void *y)
 {
 	const struct rep_callwhat *a = x, *b = y;
 	return a->name == b->name && a->result == b->result;
 }
 
-const struct rep_callwhat *ht_rep_callwhat_share(struct rep_arena *a, struct rep_cwcache *cache,
-						 const struct rep_callwhat *v)
-{
-	return share(a, (const void **)cache->v, REP_CWCACHE, &cache->next, v, sizeof(*v),
-		     callwhat_same, &ht_rep_callwhat_none);
-}
+const struct rep_dstack ht_rep_dst_none;
 
-const struct rep_dstack ht_rep_dstack_none;
-
-static bool dstack_same(const void *x, const void *y)
+static bool dst_same(const void *x, const void *y)
 {
 	const struct rep_dstack *a = x, *b = y;
 	return a->frames == b->frames && a->py == b->py && a->nframes == b->nframes &&
@@ -202,24 +159,23 @@ static bool dstack_same(const void *x, const void *y)
 	       a->syscall == b->syscall && a->py_status == b->py_status;
 }
 
-const struct rep_dstack *ht_rep_dstack_share(struct rep_arena *a, struct rep_dstcache *cache,
-					     const struct rep_dstack *v)
+_Static_assert(offsetof(struct rep_ident, timeout) + sizeof(double) == sizeof(struct rep_ident),
+	       "struct rep_ident has no padding: memcmp compares it");
+
+static bool id_same(const void *x, const void *y)
 {
-	return share(a, (const void **)cache->v, REP_DSTCACHE, &cache->next, v, sizeof(*v),
-		     dstack_same, &ht_rep_dstack_none);
+	return memcmp(x, y, sizeof(struct rep_ident)) == 0;	/* (no padding) */
 }
 
-const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idcache *cache,
-					    const struct rep_ident *id)
-{
-	for (unsigned i = 0; i < REP_IDCACHE; i++)
-		if (cache->v[i] != NULL && memcmp(cache->v[i], id, sizeof(*id)) == 0)
-			return cache->v[i];
-	struct rep_ident *n = ht_rep_alloc(a, sizeof(*n));
-	*n = *id;
-	cache->v[cache->next++ % REP_IDCACHE] = n;
-	return n;
-}
+
+/* ht_rep_NAME_share, for each kind of REP_SHARED_KINDS (model.h). */
+#define REP_SHARED_DEF(T, NAME, R, M)						\
+	const struct T *ht_rep_##NAME##_share(struct rep_arena *a, struct rep_shared *last, \
+					      const struct T *v)			\
+	{									\
+		return share(a, last, v, sizeof(*v), NAME##_same, &ht_rep_##NAME##_none); \
+	}
+REP_SHARED_KINDS(REP_SHARED_DEF)
 
 struct rep_ident *ht_rep_ident_w(struct rep_arena *a, struct rep_proc *p)
 {

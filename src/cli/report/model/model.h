@@ -125,19 +125,22 @@ struct rep_phase_rec {
 	struct rep_loc begin, end;
 };
 
+/* The last few structs of one kind that a reader made, to share with the
+ * records that say the same (model.c: ht_rep_*_share). */
+#define REP_SHARED_LAST 8
+struct rep_shared {
+	const void *v[REP_SHARED_LAST];
+	unsigned next;
+};
+
 /* Where a process's connections went and how they ended (the ranks that
  * dial one endpoint say the same): one struct for those that say the
- * same, as the reader that read them found (ht_rep_conndest_share), read
+ * same, as the reader that read them found (ht_rep_cd_share), read
  * through rep_cd(). */
 struct rep_conndest {
 	const char *dest, *role, *result, *error, *tcp_state;
 	int64_t err;
 	bool probe;
-};
-#define REP_CDCACHE 8
-struct rep_cdcache {
-	const struct rep_conndest *v[REP_CDCACHE];
-	unsigned next;
 };
 
 struct rep_connect {		/* aggregated per (dest, result) */
@@ -187,11 +190,6 @@ struct rep_hostfacts {
 	const char *nccl_ifname, *gloo_ifname;	/* the variables, or NULL */
 	int64_t shm_total, cpus;
 };
-#define REP_HFCACHE 4
-struct rep_hfcache {
-	const struct rep_hostfacts *v[REP_HFCACHE];
-	unsigned next;
-};
 
 enum rep_version_kind { REP_VER_DRIVER, REP_VER_RUNTIME, REP_VER_NCCL, REP_VER_COUNT };
 
@@ -220,17 +218,12 @@ struct rep_cuda_err {
 /* What a communicator init says of the communicator, the same on each of
  * its ranks, and how it failed (the ranks of a failed init most often
  * say the same): one struct for the inits that say the same, as the
- * reader that read them found (ht_rep_commid_share), read through
+ * reader that read them found (ht_rep_cid_share), read through
  * rep_cid(). */
 struct rep_commid {
 	const char *fn, *root, *id_hash, *commid, *parent, *comm_name;
 	int64_t nranks, color;		/* REP_UNKNOWN */
 	const char *error, *last_error;
-};
-#define REP_CIDCACHE 8
-struct rep_cidcache {
-	const struct rep_commid *v[REP_CIDCACHE];
-	unsigned next;
 };
 
 /* One communicator init (or split) as the nccl events tell it. */
@@ -250,16 +243,11 @@ struct rep_coll {		/* a collective from the ring or first_collective */
 };
 
 /* A hooked call's name and result: one struct for the calls that say the
- * same, as the reader that read them found (ht_rep_callwhat_share), read
+ * same, as the reader that read them found (ht_rep_cw_share), read
  * through rep_cw(). */
 struct rep_callwhat {
 	const char *name;
 	int64_t result;			/* REP_UNKNOWN while in flight */
-};
-#define REP_CWCACHE 8
-struct rep_cwcache {
-	const struct rep_callwhat *v[REP_CWCACHE];
-	unsigned next;
 };
 
 struct rep_call {
@@ -273,23 +261,13 @@ struct rep_call {
 /* The main thread's stack as a dump found it (the first and the latest
  * of an episode have one): one struct for the dumps that say the same (a
  * group's ranks do), as the reader that read them found
- * (ht_rep_dstack_share), read through rep_dst(). */
+ * (ht_rep_dst_share), read through rep_dst(). */
 struct rep_dstack {
 	const char **frames, **py;	/* innermost first */
 	uint32_t nframes, npy;
 	uint64_t stack_hash;
 	const char *wchan, *syscall;
 	const char *py_status;		/* the latest dump's "python" (dump_end) */
-};
-#define REP_VERSCACHE 4
-struct rep_verscache {
-	const struct rep_versions *v[REP_VERSCACHE];
-	unsigned next;
-};
-#define REP_DSTCACHE 8
-struct rep_dstcache {
-	const struct rep_dstack *v[REP_DSTCACHE];
-	unsigned next;
 };
 
 /* A dump: the stall line, the main thread's line and dump_end. */
@@ -364,7 +342,7 @@ struct rep_rare {
 
 /* What a process says of where and how it runs that the processes of a
  * host share (its header's): one struct for those that say the same, as
- * the reader that read them found (ht_rep_ident_intern), read through
+ * the reader that read them found (ht_rep_id_share), read through
  * rep_id(). */
 struct rep_ident {
 	const char *host, *boot_id, *launcher, *job, *relevant, *exe, *cmd;
@@ -386,18 +364,7 @@ struct rep_cudainit {
 	int64_t device_count;		/* cuDeviceGetCount's, REP_UNKNOWN */
 	int stub;			/* -1 unknown */
 };
-#define REP_CUDACACHE 4
-struct rep_cudacache {
-	const struct rep_cudainit *v[REP_CUDACACHE];
-	unsigned next;
-};
 
-/* The last idents a reader made, to share (model.c). */
-#define REP_IDCACHE 8
-struct rep_idcache {
-	const struct rep_ident *v[REP_IDCACHE];
-	unsigned next;
-};
 
 struct rep_proc {
 	uint32_t file;
@@ -547,98 +514,40 @@ static inline struct rep_loc rep_ph_end(const struct rep_proc *p, int i)
  * in a the first time (the trace reader's). */
 struct rep_phase *ht_rep_ph_w(struct rep_arena *a, struct rep_proc *p, int i);
 
-/* What a process without a struct rep_ident says: nothing. */
-extern const struct rep_ident ht_rep_ident_none;
-static inline const struct rep_ident *rep_id(const struct rep_proc *p)
-{
-	return p->id != NULL ? p->id : &ht_rep_ident_none;
-}
-/* id, shared with one of the last that cache saw that is the same (the
- * same strings: a reader's are interned), else a copy of it made in a. */
-const struct rep_ident *ht_rep_ident_intern(struct rep_arena *a, struct rep_idcache *cache,
-					    const struct rep_ident *id);
-/* p's, to write: a copy of its own made in a. */
+/*
+ * What the records of a host, a communicator or a stack share: one struct
+ * for those that say the same, made by the reader that read them. For
+ * each kind below, X(TYPE, NAME, RECORD, MEMBER):
+ * - rep_NAME(r), what record r's MEMBER points at, or ht_rep_NAME_none
+ *   (what a record that told none of it reads: all unknown) when NULL;
+ * - ht_rep_NAME_share(a, last, v): v, one of the last few that last holds
+ *   that is the same (the same strings: a reader's are interned), else a
+ *   copy of it made in a; NULL when it is the none.
+ */
+#define REP_SHARED_KINDS(X)							\
+	X(rep_ident, id, rep_proc, id)		/* host, boot, launcher, job... */ \
+	X(rep_hostfacts, hf, rep_proc, hf)	/* its host line's */		\
+	X(rep_cudainit, cuda, rep_proc, cuda_init)	/* cuInit's */		\
+	X(rep_versions, vers, rep_proc, vers)	/* driver, runtime, NCCL */	\
+	X(rep_commid, cid, rep_comm, id)	/* the communicator's */	\
+	X(rep_conndest, cd, rep_connect, to)	/* where it went, how it ended */ \
+	X(rep_callwhat, cw, rep_call, what)	/* a call's name and result */	\
+	X(rep_dstack, dst, rep_dump, st)	/* a dump's main-thread stack */
+#define REP_SHARED_DECL(T, NAME, R, M)						\
+	extern const struct T ht_rep_##NAME##_none;				\
+	static inline const struct T *rep_##NAME(const struct R *r)		\
+	{									\
+		return r->M != NULL ? r->M : &ht_rep_##NAME##_none;		\
+	}									\
+	const struct T *ht_rep_##NAME##_share(struct rep_arena *a, struct rep_shared *last, \
+					      const struct T *v);
+REP_SHARED_KINDS(REP_SHARED_DECL)
+
+/* p's ident, to write: a copy of its own made in a. */
 struct rep_ident *ht_rep_ident_w(struct rep_arena *a, struct rep_proc *p);
-
-/* What a process without a host line has: nothing. */
-extern const struct rep_hostfacts ht_rep_hf_none;
-static inline const struct rep_hostfacts *rep_hf(const struct rep_proc *p)
-{
-	return p->hf != NULL ? p->hf : &ht_rep_hf_none;
-}
-/* v, shared with one of the last that cache saw that is the same, else
- * a copy of it made in a. */
-const struct rep_hostfacts *ht_rep_hf_share(struct rep_arena *a, struct rep_hfcache *cache,
-					    const struct rep_hostfacts *v);
-
-/* What a process that told nothing of cuInit has: all unknown. */
-extern const struct rep_cudainit ht_rep_cuda_none;
-static inline const struct rep_cudainit *rep_cuda(const struct rep_proc *p)
-{
-	return p->cuda_init != NULL ? p->cuda_init : &ht_rep_cuda_none;
-}
-/* v, shared with one of the last that cache saw that is the same, else
- * a copy of it made in a. */
-const struct rep_cudainit *ht_rep_cuda_share(struct rep_arena *a, struct rep_cudacache *cache,
-					     const struct rep_cudainit *v);
-
-/* What a process that told no version has: all unknown. */
-extern const struct rep_versions ht_rep_vers_none;
-static inline const struct rep_versions *rep_vers(const struct rep_proc *p)
-{
-	return p->vers != NULL ? p->vers : &ht_rep_vers_none;
-}
-/* v, shared with one of the last that cache saw that is the same, else
- * a copy of it made in a; NULL when it is none. */
-const struct rep_versions *ht_rep_vers_share(struct rep_arena *a, struct rep_verscache *cache,
-					     const struct rep_versions *v);
 /* p's version k (HT_VER_*) set to value, told by provider at loc. */
-void ht_rep_ver_set(struct rep_arena *a, struct rep_verscache *cache, struct rep_proc *p, int k,
+void ht_rep_ver_set(struct rep_arena *a, struct rep_shared *last, struct rep_proc *p, int k,
 		    int64_t value, const char *provider, const struct rep_loc *loc);
-
-/* What an init that said nothing of its communicator has: all unknown. */
-extern const struct rep_commid ht_rep_commid_none;
-static inline const struct rep_commid *rep_cid(const struct rep_comm *k)
-{
-	return k->id != NULL ? k->id : &ht_rep_commid_none;
-}
-/* v, shared with one of the last that cache saw that is the same, else
- * a copy of it made in a; NULL when it is none. */
-const struct rep_commid *ht_rep_commid_share(struct rep_arena *a, struct rep_cidcache *cache,
-					     const struct rep_commid *v);
-
-/* What a connection that said nothing of where it went has. */
-extern const struct rep_conndest ht_rep_conndest_none;
-static inline const struct rep_conndest *rep_cd(const struct rep_connect *k)
-{
-	return k->to != NULL ? k->to : &ht_rep_conndest_none;
-}
-/* v, shared with one of the last that cache saw that is the same, else
- * a copy of it made in a; NULL when it is none. */
-const struct rep_conndest *ht_rep_conndest_share(struct rep_arena *a, struct rep_cdcache *cache,
-						 const struct rep_conndest *v);
-
-/* What a call that said nothing has: no name, no result. */
-extern const struct rep_callwhat ht_rep_callwhat_none;
-static inline const struct rep_callwhat *rep_cw(const struct rep_call *k)
-{
-	return k->what != NULL ? k->what : &ht_rep_callwhat_none;
-}
-/* v, shared with one of the last that cache saw that is the same, else
- * a copy of it made in a; NULL when it is none. */
-const struct rep_callwhat *ht_rep_callwhat_share(struct rep_arena *a, struct rep_cwcache *cache,
-						 const struct rep_callwhat *v);
-
-/* What a dump without a stack has: nothing. */
-extern const struct rep_dstack ht_rep_dstack_none;
-static inline const struct rep_dstack *rep_dst(const struct rep_dump *d)
-{
-	return d->st != NULL ? d->st : &ht_rep_dstack_none;
-}
-/* v, shared with one of the last that cache saw that is the same, else
- * a copy of it made in a; NULL when it is none. */
-const struct rep_dstack *ht_rep_dstack_share(struct rep_arena *a, struct rep_dstcache *cache,
-					     const struct rep_dstack *v);
 
 /* What a process without a struct rep_rare has: no NCCL id (its result
  * REP_UNKNOWN), no location, nothing else. */

@@ -167,7 +167,7 @@ static bool is_worker(const struct rep_proc *q, const struct rep_proc *m)
 	if (!fork_child(q) || q->parent != m || !python_proc(m))
 		return false;
 	const struct rep_dump *d = q->last_dump;
-	const struct rep_dstack *st = d != NULL ? rep_dst(d) : &ht_rep_dstack_none;
+	const struct rep_dstack *st = d != NULL ? rep_dst(d) : &ht_rep_dst_none;
 	if (st->npy == 0)
 		return true;	/* not dumped, or no Python frames: a fork child of a Python main */
 	if (loop_index(d) >= 0)
@@ -248,7 +248,7 @@ static void judge(struct rep_job *job, struct rep_worker *w, const struct rep_pr
 	if (with_rank)
 		w->end_ts = q->exit_ts;
 	const struct rep_dump *last = q->last_dump, *first = first_dump(q);
-	const struct rep_dstack *st = last != NULL ? rep_dst(last) : &ht_rep_dstack_none;
+	const struct rep_dstack *st = last != NULL ? rep_dst(last) : &ht_rep_dst_none;
 	if (last == NULL || !last->have_main || (st->npy == 0 && st->nframes == 0)) {
 		w->state = REP_WK_RUNNING;
 		w->doing = q->ndumps == 0 ? "alive; never dumped (what it does is unknown)" :

@@ -52,44 +52,31 @@ struct rep_fd {
 			      struct rep_loc: FT_LOC)
 #define FD(S, f) { #f, REP_FT_OF(((struct S *)0)->f), offsetof(struct S, f) }
 #define FD_N(t) (sizeof(t) / sizeof((t)[0]))
-/* A member of a process's struct rep_rare (model.h), in the process's
- * table: its offset there, marked. ht_dg_at finds it. */
+/* A member of a struct S that a record points at (model.h), in the
+ * record's table as NAME: its offset there, marked with FLAG. ht_dg_at
+ * finds it; get_fields (digest_read.c) reads it there. */
+#define FD_IN(S, FLAG, NAME, f) { NAME, REP_FT_OF(((struct S *)0)->f), (FLAG) | offsetof(struct S, f) }
+/* A process's struct rep_rare, rep_ident, rep_hostfacts (named hf.MEMBER,
+ * as before) and rep_cudainit (named as the process's cuda_init.MEMBER
+ * was); a dump's struct rep_dstack, a communicator init's rep_commid, a
+ * connection's rep_conndest and a call's rep_callwhat (named as the
+ * record's members were). */
 #define FD_RARE ((size_t)1 << 30)
-#define FDR(f) { #f, REP_FT_OF(((struct rep_rare *)0)->f), FD_RARE | offsetof(struct rep_rare, f) }
-/* A member of a process's struct rep_ident (model.h), the same way. */
 #define FD_ID ((size_t)1 << 29)
-#define FDI(f) { #f, REP_FT_OF(((struct rep_ident *)0)->f), FD_ID | offsetof(struct rep_ident, f) }
-/* A member of a process's struct rep_hostfacts, the same way (named
- * hf.MEMBER, as before). */
-#define FD_HF ((size_t)1 << 27)
-#define FDH(f) { "hf." #f, REP_FT_OF(((struct rep_hostfacts *)0)->f),	\
-		 FD_HF | offsetof(struct rep_hostfacts, f) }
-/* A member of a process's struct rep_cudainit, the same way (named as the
- * process's cuda_init.MEMBER was). */
 #define FD_CUDA ((size_t)1 << 28)
-#define FDC(f) { "cuda_init." #f, REP_FT_OF(((struct rep_cudainit *)0)->f),	\
-		 FD_CUDA | offsetof(struct rep_cudainit, f) }
-
-/* A member of a dump's struct rep_dstack (model.h), in the dump's table,
- * the same way (named as the dump's member was). */
+#define FD_HF ((size_t)1 << 27)
 #define FD_DST ((size_t)1 << 26)
-#define FDS(f) { #f, REP_FT_OF(((struct rep_dstack *)0)->f),	\
-		 FD_DST | offsetof(struct rep_dstack, f) }
-
-/* A member of a communicator init's struct rep_commid, the same way. */
 #define FD_CID ((size_t)1 << 25)
-#define FDK(f) { #f, REP_FT_OF(((struct rep_commid *)0)->f),	\
-		 FD_CID | offsetof(struct rep_commid, f) }
-
-/* A member of a connection's struct rep_conndest, the same way. */
 #define FD_CD ((size_t)1 << 24)
-#define FDD(f) { #f, REP_FT_OF(((struct rep_conndest *)0)->f),	\
-		 FD_CD | offsetof(struct rep_conndest, f) }
-
-/* A member of a call's struct rep_callwhat, the same way. */
 #define FD_CW ((size_t)1 << 23)
-#define FDW(f) { #f, REP_FT_OF(((struct rep_callwhat *)0)->f),	\
-		 FD_CW | offsetof(struct rep_callwhat, f) }
+#define FDR(f) FD_IN(rep_rare, FD_RARE, #f, f)
+#define FDI(f) FD_IN(rep_ident, FD_ID, #f, f)
+#define FDH(f) FD_IN(rep_hostfacts, FD_HF, "hf." #f, f)
+#define FDC(f) FD_IN(rep_cudainit, FD_CUDA, "cuda_init." #f, f)
+#define FDS(f) FD_IN(rep_dstack, FD_DST, #f, f)
+#define FDK(f) FD_IN(rep_commid, FD_CID, #f, f)
+#define FDD(f) FD_IN(rep_conndest, FD_CD, #f, f)
+#define FDW(f) FD_IN(rep_callwhat, FD_CW, #f, f)
 
 /* The process record's own members; its arrays and what hangs off it are
  * written by name in digest_write.c. The model's members (after "the
@@ -120,7 +107,7 @@ static const struct rep_fd rep_dg_proc[] = {
 	FDH(gloo_match), FDH(shm_total),
 	{ "hf.shm_free", FT_I64, offsetof(struct rep_proc, hf_shm_free) }, FDH(cpus),
 	{ "hf.loc", FT_LOC, offsetof(struct rep_proc, hf_loc) },
-	{ "cuda_count", FT_I64, FD_CUDA | offsetof(struct rep_cudainit, device_count) },
+	FD_IN(rep_cudainit, FD_CUDA, "cuda_count", device_count),
 	FDR(cuda_after_fork), FDR(cuda_hung),
 	FDR(cuda_fork_loc), FD(rep_proc, colls_total), FDR(nforks),
 	FDR(nforks_cuda), FDR(fork_cuda_loc), FDR(degraded),

@@ -519,14 +519,14 @@ struct dctx {
 	struct rproc ring[BASES + 1];	/* the record read and its bases */
 	size_t nread;
 	struct rproc *cur;
-	struct rep_idcache ids;		/* the idents its records made, to share */
-	struct rep_cudacache cudas;	/* and their cuInits */
-	struct rep_hfcache hfs;		/* and their host facts */
-	struct rep_dstcache dsts;	/* and their dumps' stacks */
-	struct rep_verscache vers;	/* and their versions */
-	struct rep_cidcache cids;	/* and their communicators */
-	struct rep_cdcache cds;		/* and where their connections went */
-	struct rep_cwcache cws;		/* and their calls' names and results */
+	struct rep_shared ids;		/* the idents its records made, to share */
+	struct rep_shared cudas;	/* and their cuInits */
+	struct rep_shared hfs;		/* and their host facts */
+	struct rep_shared dsts;	/* and their dumps' stacks */
+	struct rep_shared vers;	/* and their versions */
+	struct rep_shared cids;	/* and their communicators */
+	struct rep_shared cds;		/* and where their connections went */
+	struct rep_shared cws;		/* and their calls' names and results */
 	struct rep_dstack dst;		/* the dump read last: its stack's members */
 };
 
@@ -788,7 +788,7 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	if (t == DG_PROC)
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	if (t == DG_DUMP)	/* (a dump's stack: shared by get_array, with its frames) */
-		c->dst = ht_rep_dstack_none;
+		c->dst = ht_rep_dst_none;
 	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
 		set_field(c, t != DG_PROC && t != DG_DUMP && t != DG_COMM && t != DG_CONNECT &&
 				     t != DG_CALL ?
@@ -805,16 +805,16 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
 	if (t == DG_PROC) {
-		((struct rep_proc *)base)->id = ht_rep_ident_intern(c->a, &c->ids, &id);
+		((struct rep_proc *)base)->id = ht_rep_id_share(c->a, &c->ids, &id);
 		((struct rep_proc *)base)->cuda_init = ht_rep_cuda_share(c->a, &c->cudas, &ci);
 		((struct rep_proc *)base)->hf = ht_rep_hf_share(c->a, &c->hfs, &hf);
 	}
 	if (t == DG_COMM)
-		((struct rep_comm *)base)->id = ht_rep_commid_share(c->a, &c->cids, &cid);
+		((struct rep_comm *)base)->id = ht_rep_cid_share(c->a, &c->cids, &cid);
 	if (t == DG_CONNECT)
-		((struct rep_connect *)base)->to = ht_rep_conndest_share(c->a, &c->cds, &cd);
+		((struct rep_connect *)base)->to = ht_rep_cd_share(c->a, &c->cds, &cd);
 	if (t == DG_CALL)
-		((struct rep_call *)base)->what = ht_rep_callwhat_share(c->a, &c->cws, &cw);
+		((struct rep_call *)base)->what = ht_rep_cw_share(c->a, &c->cws, &cw);
 	if (keep != NULL)
 		*keep = v;
 	return ok;
@@ -1282,7 +1282,7 @@ static bool get_array(struct dctx *c, struct rep_proc *p, struct rproc *r,
 		r->stk[2 * j + 1] = st[1];
 		get_stack(c, st[0], &c->dst.frames, &c->dst.nframes);
 		get_stack(c, st[1], &c->dst.py, &c->dst.npy);
-		d->st = ht_rep_dstack_share(c->a, &c->dsts, &c->dst);
+		d->st = ht_rep_dst_share(c->a, &c->dsts, &c->dst);
 	}
 	return true;
 }

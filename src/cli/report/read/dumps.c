@@ -213,7 +213,7 @@ static void parse_main(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *
 	x.stack_hash = sh;
 	x.wchan = ht_rep__str(&c->a, o, "wchan");
 	x.syscall = ht_rep__str(&c->a, o, "syscall");
-	d->st = ht_rep_dstack_share(&c->a, &c->dsts, &x);
+	d->st = ht_rep_dst_share(&c->a, &c->dsts, &x);
 	json_decref(o);
 }
 
@@ -241,7 +241,7 @@ static void parse_end(struct rep_rctx *c, struct rep_proc *p, struct rep_dump *d
 		if (py_status != NULL) {
 			struct rep_dstack v = *rep_dst(d);
 			v.py_status = py_status;
-			d->st = ht_rep_dstack_share(&c->a, &c->dsts, &v);
+			d->st = ht_rep_dst_share(&c->a, &c->dsts, &v);
 		}
 		p->colls_total = ht_rep__int(o, "collectives_total");
 		json_t *ring = json_object_get(o, "collectives");
@@ -319,7 +319,7 @@ static void fill_unanswered(struct rep_rctx *c, struct rep_proc *p, size_t first
 			v.frames = rep_dst(src)->frames;
 			v.nframes = rep_dst(src)->nframes;
 			v.stack_hash = rep_dst(src)->stack_hash;
-			u->st = ht_rep_dstack_share(&c->a, &c->dsts, &v);
+			u->st = ht_rep_dst_share(&c->a, &c->dsts, &v);
 			u->frames_of = src->no;
 		}
 	}

@@ -173,7 +173,7 @@ void ht_rep__header(struct rep_rctx *c, json_t *o, const struct rep_loc *loc, do
 		header_env(c, &id, env);
 	if (id.fw_hint == NULL)
 		id.fw_hint = fw_from_text(id.exe);
-	p->id = ht_rep_ident_intern(&c->a, &c->ids, &id);
+	p->id = ht_rep_id_share(&c->a, &c->ids, &id);
 	c->p = p;
 	c->open_dump = -1;
 	ht_rep_vec_push(&c->procs, p);
@@ -293,7 +293,7 @@ static void nccl_stand_in(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	ht_rep__set_str(&c->a, o, "id_hash", &id.id_hash);
 	ht_rep__set_str(&c->a, o, "commid", &id.commid);
 	ht_rep__set_int(o, "nranks", &id.nranks);
-	k->id = ht_rep_commid_share(&c->a, &c->cids, &id);
+	k->id = ht_rep_cid_share(&c->a, &c->cids, &id);
 	ht_rep__set_str(&c->a, o, "comm", &k->comm);
 	ht_rep__set_int(o, "rank", &k->rank);
 	ht_rep__set_int(o, "result", &k->result);
@@ -304,7 +304,7 @@ static void nccl_stand_in(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		struct rep_commid e = *rep_cid(k);
 		ht_rep__set_str(&c->a, o, "error", &e.error);
 		ht_rep__set_str(&c->a, o, "last_error", &e.last_error);
-		k->id = ht_rep_commid_share(&c->a, &c->cids, &e);
+		k->id = ht_rep_cid_share(&c->a, &c->cids, &e);
 	}
 }
 
@@ -431,7 +431,7 @@ static void on_call(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 			return;
 		k = REP_PUSH(&c->a, p->calls, p->ncalls);
 		struct rep_callwhat w = { ht_rep__str(&c->a, o, "name"), REP_UNKNOWN };
-		k->what = ht_rep_callwhat_share(&c->a, &c->cws, &w);
+		k->what = ht_rep_cw_share(&c->a, &c->cws, &w);
 		k->id = id;
 		k->end_ts = k->end_mono = NAN;
 		k->loc = *loc;
@@ -449,7 +449,7 @@ static void on_call(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		k->end_ts = ts;
 		k->end_mono = mono;
 		struct rep_callwhat w = { rep_cw(k)->name, ht_rep__int(o, "result") };
-		k->what = ht_rep_callwhat_share(&c->a, &c->cws, &w);
+		k->what = ht_rep_cw_share(&c->a, &c->cws, &w);
 		k->stalled = ht_rep__bool(o, "stalled") == 1;
 	}
 }
@@ -488,7 +488,7 @@ static void on_identity(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	int64_t ws = ht_rep__int(o, "world_size");
 	if (ws != REP_UNKNOWN)
 		id.world_size = ws;
-	p->id = ht_rep_ident_intern(&c->a, &c->ids, &id);
+	p->id = ht_rep_id_share(&c->a, &c->ids, &id);
 	int64_t lr = ht_rep__int(o, "local_rank");
 	if (lr != REP_UNKNOWN)
 		p->local_rank = lr;

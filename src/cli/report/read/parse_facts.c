@@ -45,7 +45,7 @@ void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		if (p->nconn >= MAX_CONNECTS)
 			return;
 		k = REP_PUSH(&c->a, p->conn, p->nconn);
-		to = ht_rep_conndest_none;
+		to = ht_rep_cd_none;
 		to.dest = ht_rep_intern(&c->a, dest, strlen(dest));
 		to.result = ht_rep_intern(&c->a, result, strlen(result));
 		k->first = INFINITY;
@@ -62,7 +62,7 @@ void ht_rep__on_connect(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 	ht_rep__set_int(o, "errno", &to.err);
 	if (ht_rep__bool(o, "probe") == 1)
 		to.probe = true;
-	k->to = ht_rep_conndest_share(&c->a, &c->cds, &to);
+	k->to = ht_rep_cd_share(&c->a, &c->cds, &to);
 	double first = ht_rep__num(o, "first"), last = ht_rep__num(o, "last");
 	if (first < k->first)
 		k->first = first;
@@ -269,7 +269,7 @@ static void comm_fields(struct rep_rctx *c, struct rep_comm *k, json_t *o, const
 	ht_rep__set_str(a, o, "comm_name", &id.comm_name);
 	ht_rep__set_int(o, "nranks", &id.nranks);
 	ht_rep__set_int(o, "color", &id.color);
-	k->id = ht_rep_commid_share(a, &c->cids, &id);
+	k->id = ht_rep_cid_share(a, &c->cids, &id);
 	ht_rep__set_str(a, o, "comm", &k->comm);
 	ht_rep__set_int(o, "rank", &k->rank);
 }
@@ -339,6 +339,6 @@ void ht_rep__on_nccl(struct rep_rctx *c, struct rep_proc *p, json_t *o,
 		struct rep_commid e = *rep_cid(k);
 		ht_rep__set_str(&c->a, o, "error", &e.error);
 		ht_rep__set_str(&c->a, o, "last_error", &e.last_error);
-		k->id = ht_rep_commid_share(&c->a, &c->cids, &e);
+		k->id = ht_rep_cid_share(&c->a, &c->cids, &e);
 	}
 }

@@ -173,14 +173,14 @@ struct rep_rctx {
 	struct rep_mcache members;
 	int64_t tid;			/* the current event line's tid */
 	uint32_t shared;		/* kept members set in objects since the line began */
-	struct rep_idcache ids;		/* the idents its headers made, to share */
-	struct rep_cudacache cudas;	/* and the cuInits its phase lines told */
-	struct rep_hfcache hfs;		/* and the host facts of its host lines */
-	struct rep_dstcache dsts;	/* and the stacks of its dumps */
-	struct rep_verscache vers;	/* and the versions they told */
-	struct rep_cidcache cids;	/* and their communicators */
-	struct rep_cdcache cds;		/* and where their connections went */
-	struct rep_cwcache cws;		/* and their calls' names and results */
+	struct rep_shared ids;		/* the idents its headers made, to share */
+	struct rep_shared cudas;	/* and the cuInits its phase lines told */
+	struct rep_shared hfs;		/* and the host facts of its host lines */
+	struct rep_shared dsts;	/* and the stacks of its dumps */
+	struct rep_shared vers;	/* and the versions they told */
+	struct rep_shared cids;	/* and their communicators */
+	struct rep_shared cds;		/* and where their connections went */
+	struct rep_shared cws;		/* and their calls' names and results */
 };
 
 /* ---- rctx.c: what the reader's parts share ---- */
