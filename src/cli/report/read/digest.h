@@ -69,6 +69,7 @@ struct rep_fd {
 #define FD_CID ((size_t)1 << 25)
 #define FD_CD ((size_t)1 << 24)
 #define FD_CW ((size_t)1 << 23)
+#define FD_MARKS (FD_RARE | FD_ID | FD_CUDA | FD_HF | FD_DST | FD_CID | FD_CD | FD_CW)
 #define FDR(f) FD_IN(rep_rare, FD_RARE, #f, f)
 #define FDI(f) FD_IN(rep_ident, FD_ID, #f, f)
 #define FDH(f) FD_IN(rep_hostfacts, FD_HF, "hf." #f, f)
@@ -343,31 +344,24 @@ void ht_dg_stack_base(const json_int_t *bs, size_t nb, const json_int_t *rs, siz
 		      json_int_t *fr, json_int_t *py);
 /* The offsets of table t's locations (FT_LOC members), *n of them. */
 const size_t *ht_dg_locs(int t, size_t *n);
-/* Where the member at off (a struct rep_fd's) of record rec of table t is:
- * a process's rare member in its struct rep_rare (ht_rep_rare_none when it
- * has none, so only to read), its ident's in its struct rep_ident, a
- * dump's stack's in its struct rep_dstack, a communicator's in its
- * struct rep_commid, a connection's in its struct rep_conndest, a call's
- * in its struct rep_callwhat. */
-static inline const void *ht_dg_at(const void *rec, int t, size_t off)
+/* Where the member at off (a struct rep_fd's) of record rec is: in the
+ * struct its marker names (FD_IN), the record's (ht_rep_rare_none, or a
+ * kind's none, when it has none: so only to read), else in the record. */
+static inline const void *ht_dg_at(const void *rec, size_t off)
 {
-	if (t == DG_PROC && (off & FD_RARE))
-		return (const char *)rep_rare(rec) + (off & ~FD_RARE);
-	if (t == DG_PROC && (off & FD_ID))
-		return (const char *)rep_id(rec) + (off & ~FD_ID);
-	if (t == DG_PROC && (off & FD_CUDA))
-		return (const char *)rep_cuda(rec) + (off & ~FD_CUDA);
-	if (t == DG_PROC && (off & FD_HF))
-		return (const char *)rep_hf(rec) + (off & ~FD_HF);
-	if (t == DG_DUMP && (off & FD_DST))
-		return (const char *)rep_dst(rec) + (off & ~FD_DST);
-	if (t == DG_COMM && (off & FD_CID))
-		return (const char *)rep_cid(rec) + (off & ~FD_CID);
-	if (t == DG_CONNECT && (off & FD_CD))
-		return (const char *)rep_cd(rec) + (off & ~FD_CD);
-	if (t == DG_CALL && (off & FD_CW))
-		return (const char *)rep_cw(rec) + (off & ~FD_CW);
-	return (const char *)rec + off;
+	const void *in = rec;
+	switch (off & FD_MARKS) {
+	case FD_RARE: in = rep_rare(rec); break;
+	case FD_ID: in = rep_id(rec); break;
+	case FD_CUDA: in = rep_cuda(rec); break;
+	case FD_HF: in = rep_hf(rec); break;
+	case FD_DST: in = rep_dst(rec); break;
+	case FD_CID: in = rep_cid(rec); break;
+	case FD_CD: in = rep_cd(rec); break;
+	case FD_CW: in = rep_cw(rec); break;
+	default: break;
+	}
+	return (const char *)in + (off & ~FD_MARKS);
 }
 /* A record's members given ("MASK:VALUES"): MASK the hex digits (most
  * significant first, no leading 0) of the bits of the members given,

@@ -337,7 +337,7 @@ static void remap_locs(void *base, int t, const uint32_t *to, uint32_t nf)
 	for (size_t i = 0; base != NULL && i < n; i++) {
 		if (t == DG_PROC && (off[i] & FD_RARE) && ((struct rep_proc *)base)->rare == NULL)
 			continue;	/* (none: ht_rep_rare_none's) */
-		struct rep_loc *l = (struct rep_loc *)ht_dg_at(base, t, off[i]);
+		struct rep_loc *l = (struct rep_loc *)ht_dg_at(base, off[i]);
 		if (l->file < nf)
 			l->file = to[l->file];
 	}
@@ -789,19 +789,22 @@ static bool get_fields(struct dctx *c, const char **pp, const char *end, void *b
 		memcpy(&r, &ht_rep_rare_none, sizeof(r));
 	if (t == DG_DUMP)	/* (a dump's stack: shared by get_array, with its frames) */
 		c->dst = ht_rep_dst_none;
-	for (size_t i = 0; i < rep_dg_tabs[t].n; i++)
-		set_field(c, t != DG_PROC && t != DG_DUMP && t != DG_COMM && t != DG_CONNECT &&
-				     t != DG_CALL ?
-				     (char *)base + fd[i].off :
-			  fd[i].off & FD_RARE ? (char *)&r + (fd[i].off & ~FD_RARE) :
-			  fd[i].off & FD_ID ? (char *)&id + (fd[i].off & ~FD_ID) :
-			  fd[i].off & FD_CUDA ? (char *)&ci + (fd[i].off & ~FD_CUDA) :
-			  fd[i].off & FD_HF ? (char *)&hf + (fd[i].off & ~FD_HF) :
-			  fd[i].off & FD_DST ? (char *)&c->dst + (fd[i].off & ~FD_DST) :
-			  fd[i].off & FD_CID ? (char *)&cid + (fd[i].off & ~FD_CID) :
-			  fd[i].off & FD_CD ? (char *)&cd + (fd[i].off & ~FD_CD) :
-			  fd[i].off & FD_CW ? (char *)&cw + (fd[i].off & ~FD_CW) :
-			  (char *)base + fd[i].off, fd[i].type, &v[i]);
+	for (size_t i = 0; i < rep_dg_tabs[t].n; i++) {
+		/* (a marked member into the struct its marker names: ht_dg_at) */
+		char *in = base;
+		switch (fd[i].off & FD_MARKS) {
+		case FD_RARE: in = (char *)&r; break;
+		case FD_ID: in = (char *)&id; break;
+		case FD_CUDA: in = (char *)&ci; break;
+		case FD_HF: in = (char *)&hf; break;
+		case FD_DST: in = (char *)&c->dst; break;
+		case FD_CID: in = (char *)&cid; break;
+		case FD_CD: in = (char *)&cd; break;
+		case FD_CW: in = (char *)&cw; break;
+		default: break;
+		}
+		set_field(c, in + (fd[i].off & ~FD_MARKS), fd[i].type, &v[i]);
+	}
 	if (t == DG_PROC && memcmp(&r, &ht_rep_rare_none, REP_RARE_FIELDS) != 0)
 		memcpy(ht_rep_rare_w(c->a, base), &r, REP_RARE_FIELDS);
 	if (t == DG_PROC) {

@@ -370,7 +370,7 @@ static void dvals(struct wctx *w, struct rep_dval *vals, const void *rec, int t,
 {
 	const struct rep_fd *fd = rep_dg_tabs[t].fd;
 	for (size_t i = from; i < to; i++)
-		vals[i] = dval_of(w, ht_dg_at(rec, t, fd[i].off), fd[i].type);
+		vals[i] = dval_of(w, ht_dg_at(rec, fd[i].off), fd[i].type);
 }
 
 /* The members of vals that differ from b's (NULL: none known), onto m:
