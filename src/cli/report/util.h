@@ -31,8 +31,9 @@ static inline void rep_sort(void *base, size_t n, size_t size,
 
 /* rep_sort by cmp, which orders first by what group compares (a host):
  * when base comes grouped, the groups in order (a folder's files, a
- * digest's records), only each group is sorted. The same order as
- * rep_sort's, at a fraction of its comparisons for a million records. */
+ * digest's records), only each group is sorted. The order rep_sort
+ * gives (where cmp ties, either may give any), at a fraction of its
+ * comparisons for a million records. */
 static inline void rep_sort_grouped(void *base, size_t n, size_t size,
 				    int (*group)(const void *, const void *),
 				    int (*cmp)(const void *, const void *))

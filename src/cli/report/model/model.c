@@ -51,6 +51,8 @@ const struct rep_rare ht_rep_rare_none = {
 	.degraded_loc = REP_NOLOC,
 };
 
+const struct rep_vec ht_rep_vec_none;
+
 const struct rep_ident ht_rep_id_none = { .pid_ns = REP_UNKNOWN, .world_size = REP_UNKNOWN };
 const struct rep_cudainit ht_rep_cuda_none = { .result = REP_UNKNOWN,
 					       .driver_version = REP_UNKNOWN,
@@ -139,8 +141,6 @@ static bool cd_same(const void *x, const void *y)
 	       a->probe == b->probe;
 }
 
-const struct rep_vec ht_rep_vec_none;
-
 const struct rep_callwhat ht_rep_cw_none = { .result = REP_UNKNOWN };
 
 static bool cw_same(const void *x, const void *y)
@@ -166,7 +166,6 @@ static bool id_same(const void *x, const void *y)
 {
 	return memcmp(x, y, sizeof(struct rep_ident)) == 0;	/* (no padding) */
 }
-
 
 /* ht_rep_NAME_share, for each kind of REP_SHARED_KINDS (model.h). */
 #define REP_SHARED_DEF(T, NAME, R, M)						\

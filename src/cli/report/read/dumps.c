@@ -126,7 +126,6 @@ static bool thread_head(struct rep_proc *p, struct rep_dump *d, json_t *o, const
 	return true;
 }
 
-
 /* The head of a thread line (n bytes) into buf, without its times: the
  * library writes {"t":"thread","ts":A,"mono":B,"dump":... and the stage
  * reads neither A nor B (a dump's time is its stall line's). They are

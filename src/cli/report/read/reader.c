@@ -507,13 +507,13 @@ struct identity {
 	struct rep_proc *p;
 };
 
-/* Orders records by what identifies a process: host, boot, pid, start. */
 static int cmp_identity_host(const void *a, const void *b)
 {
 	const struct identity *x = a, *y = b;
 	return x->host == y->host ? 0 : strcmp(x->host, y->host);
 }
 
+/* Orders records by what identifies a process: host, boot, pid, start. */
 static int cmp_identity(const void *a, const void *b)
 {
 	const struct identity *x = a, *y = b;
