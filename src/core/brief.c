@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,13 @@ static bool trace_folder(char *out, size_t cap)
 	return true;
 }
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 /*
  * A marker left by an earlier job in the same folder (a reused
  * ./hangtrace.local): it names a process of this host ("host pid") that no
@@ -123,14 +131,41 @@ static bool stale_marker(const char *path)
 	return unlink(path) == 0;
 }
 
+/*
+ * The marker made in place of a stale one: judged, removed and made again
+ * under a lock on the folder, so that of the ranks of this host that all
+ * found it stale (their deadlines fall together) one replaces it and the
+ * others then find its marker alive. Without the lock the second one
+ * removed the first one's new marker, by its name, and both printed the
+ * brief. Where the folder cannot be locked (flock on some network file
+ * systems), the same without it. -1 when not made.
+ */
+static int replace_stale(const char *dir, const char *path)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool go = dfd < 0;	/* (held past a second: the holder replaces it) */
+	for (int i = 0; dfd >= 0 && i < 100 && !go; i++) {
+		if (ht_real.flock(dfd, LOCK_EX | LOCK_NB) == 0 || (errno != EWOULDBLOCK && errno != EINTR))
+			go = true;	/* locked, or cannot be locked here */
+		else
+			sleep_ms(10);
+	}
+	int fd = -1;
+	if (go && stale_marker(path))
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (dfd >= 0)
+		ht_real.close(dfd);	/* (the lock with it) */
+	return fd;
+}
+
 static bool claim(const char *dir)
 {
 	char path[sizeof(ht_g.trace_path) + sizeof(HT_BRIEF_MARKER)];
 	size_t n = ht_append(path, sizeof(path), 0, dir);
 	n = ht_append(path, sizeof(path), n, "/" HT_BRIEF_MARKER);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST && stale_marker(path))
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST)
+		fd = replace_stale(dir, path);
 	if (fd < 0)
 		return false;
 	char line[320];
@@ -143,12 +178,6 @@ static bool claim(const char *dir)
 	return true;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
 
 /* Sleeps ms in steps, serving the watchdog's requests between them. */
 static void wait_serving(long ms, void (*serve)(void))

@@ -126,9 +126,10 @@ for c in reuse other; do
 	kill_ranks
 	cat "$T"/$c?.out >"$T/$c.all"
 done
-check "a stale marker of this host (pid $dead ended): replaced by this job's, one brief" \
-	sh -c "[ \$(grep -c 'what to try: hangtrace report' '$T/reuse.all') -eq 1 ] &&
-	       ! grep -q ' $dead\$' '$T/reuse/.hangtrace-brief'"
+n=$(grep -c 'what to try: hangtrace report' "$T/reuse.all")
+check "a stale marker of this host (pid $dead ended): replaced by this job's, one brief (briefs: $n, marker: $(cat "$T/reuse/.hangtrace-brief" 2>&1))" \
+	sh -c "[ $n -eq 1 ] && ! grep -q ' $dead\$' '$T/reuse/.hangtrace-brief'"
+[ "$n" -eq 1 ] || sed 's/^/# reuse: /' "$T/reuse.all"
 check "another host's marker: kept, no brief here" \
 	sh -c "! grep -q '^hangtrace: ' '$T/other.all' && grep -q '^elsewhere 1\$' '$T/other/.hangtrace-brief'"
 
