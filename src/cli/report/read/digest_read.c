@@ -215,14 +215,16 @@ int ht_rep_add_digest(struct rep_job *job, const char *path)
 	for (bool eof = false; !eof;) {
 		size_t cap = have + dg_block;
 		if (cap + 1 > bufcap) {
-			char *b = malloc(cap + 1);
+			/* (room for the lines carried: a new buffer's pages are made
+			 * again, 32 MiB each block) */
+			bufcap = cap + 1 + (have > 0 ? 0 : dg_block / 8);
+			char *b = malloc(bufcap);
 			if (b == NULL)
 				abort();
 			if (have > 0)
 				memcpy(b, buf + carry, have);
 			free(buf);
 			buf = b;
-			bufcap = cap + 1;
 		} else if (have > 0) {
 			memmove(buf, buf + carry, have);
 		}
