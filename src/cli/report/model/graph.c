@@ -89,6 +89,7 @@ static void index_ranks(struct rep_job *job)
 {
 	int64_t ws = job->world_size;
 	for (size_t i = 0; i < job->mains.n; i++) {
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, rank);
 		int64_t r = ((struct rep_proc *)job->mains.v[i])->rank;
 		if (r >= ws && r < REP_MAX_WORLD)
 			ws = r + 1;
@@ -99,6 +100,7 @@ static void index_ranks(struct rep_job *job)
 	job->by_rank = ht_rep_alloc(&job->a, job->nby_rank * sizeof(*job->by_rank));
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, rank);
 		if (p->rank >= 0 && (size_t)p->rank < job->nby_rank && job->by_rank[p->rank] == NULL)
 			job->by_rank[p->rank] = p;	/* duplicates: the first */
 	}
@@ -198,6 +200,8 @@ static const char *job_endpoint(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, nconn);
+		REP_AHEAD_IN(job->mains.v, job->mains.n, i, conn);
 		const char *best = NULL;
 		for (size_t k = 0; k < p->nconn && best == NULL; k++)
 			if (role_endpoint(rep_cd(&p->conn[k])->role))
@@ -352,6 +356,9 @@ void ht_rep_graph(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_STATE(job->mains.v, job->mains.n, i);
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, last_dump);
+		REP_AHEAD_IN(job->mains.v, job->mains.n, i, last_dump);
 		/* Also a rank dumped but not declared stalled (it works past
 		 * the deadline, or worked until it was killed): what it does,
 		 * should others wait for it. */
@@ -423,6 +430,7 @@ void ht_rep_graph(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_STATE(job->mains.v, job->mains.n, i);
 		if (!waits(p))
 			continue;
 		switch (cls[i]) {
@@ -470,6 +478,7 @@ void ht_rep_graph(struct rep_job *job)
 	 * ended). */
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, nwaits_for);
 		for (size_t k = 0; k < p->nwaits_for; k++) {
 			struct rep_proc *q = ht_rep_rank_main(job, p->waits_for[k]);
 			if (q != NULL)

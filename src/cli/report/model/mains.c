@@ -39,6 +39,8 @@ void ht_rep__pick_kind(struct rep_job *job)
 
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, outer);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, id);
 		if (p->outer || !ht_rep__real_kind(p))
 			continue;
 		size_t j = 0;
@@ -166,6 +168,10 @@ void ht_rep__choose_mains(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, rank);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, outer);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, id);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, parent);
 		if (ht_rep__in_numbering(job, p))
 			c[n++] = (struct cand){ p->rank, p, tree_top(job, p) };
 		else if (p->rank != REP_UNKNOWN && !p->outer)
@@ -176,6 +182,8 @@ void ht_rep__choose_mains(struct rep_job *job)
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		struct rep_proc *best = c[i].p;
+		if (i + REP_AHEAD < n)
+			__builtin_prefetch(&c[i + REP_AHEAD].p->is_main);
 		while (j < n && cmp_cand(&c[i], &c[j]) == 0) {
 			if (better_main(c[j].p, best))
 				best = c[j].p;
@@ -196,6 +204,7 @@ void ht_rep__choose_mains(struct rep_job *job)
 	rep_sort(mains.v, mains.n, sizeof(void *), ht_rep__cmp_main);
 	for (size_t i = 0; i < mains.n; i++) {
 		struct rep_proc *p = mains.v[i];
+		REP_AHEAD_P(mains.v, mains.n, i, rank);
 		bool superseded = false;
 		for (size_t k = i + 1; k < mains.n; k++) {
 			struct rep_proc *q = mains.v[k];
@@ -228,21 +237,30 @@ void ht_rep__place_others(struct rep_job *job)
 	/* By depth, each depth in the job's order (a counting sort: as a
 	 * stable sort leaves them) */
 	int top = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		REP_AHEAD_P(job->procs.v, n, i, depth);
 		top = ((struct rep_proc *)job->procs.v[i])->depth > top ?
 			      ((struct rep_proc *)job->procs.v[i])->depth : top;
+	}
 	size_t *at = calloc((size_t)top + 2, sizeof(*at));
 	if (at == NULL)
 		abort();
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		REP_AHEAD_P(job->procs.v, n, i, depth);
 		at[((struct rep_proc *)job->procs.v[i])->depth + 1]++;
+	}
 	for (int d = 1; d <= top + 1; d++)
 		at[d] += at[d - 1];
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		REP_AHEAD_P(job->procs.v, n, i, depth);
 		s[at[((struct rep_proc *)job->procs.v[i])->depth]++] = job->procs.v[i];
+	}
 	free(at);
 	for (size_t i = 0; i < n; i++) {
 		struct rep_proc *p = s[i];
+		REP_AHEAD_P(s, n, i, is_main);
+		REP_AHEAD_P(s, n, i, main);
+		REP_AHEAD_P(s, n, i, parent);
 		if (p->is_main || p->main != NULL)
 			continue;
 		if (p->parent != NULL && (p->parent->is_main || p->parent->main != NULL)) {
@@ -257,6 +275,8 @@ void ht_rep__place_others(struct rep_job *job)
 	/* A wrapper is shown with the first main below it. */
 	for (size_t i = n; i-- > 0;) {
 		struct rep_proc *p = s[i];
+		if (i >= REP_AHEAD)
+			__builtin_prefetch(&s[i - REP_AHEAD]->parent);
 		if (p->parent != NULL && p->parent->main == NULL && !p->parent->is_main)
 			p->parent->main = p->is_main ? p : p->main;
 	}

@@ -470,6 +470,8 @@ static void link_parents(struct rep_proc **s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct rep_proc *p = s[i];
+		REP_AHEAD_P(s, n, i, rare);
+		REP_AHEAD_P(s, n, i, ppid);
 		int64_t fp = rep_rare(p)->fork_parent;
 		int64_t want = fp != REP_UNKNOWN ? fp : p->ppid;
 		if (want == REP_UNKNOWN || want == p->pid)
@@ -492,6 +494,7 @@ static void link_parents(struct rep_proc **s, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		int d = 0;
+		REP_AHEAD_P(s, n, i, parent);
 		for (struct rep_proc *q = s[i]->parent; q != NULL && d < 64; q = q->parent)
 			d++;
 		s[i]->depth = d;
@@ -660,6 +663,7 @@ static void hosts(struct rep_job *job, struct rep_proc **s, size_t n)
 		ht_rep_vec_reserve(&h->mains, j - i);
 		for (size_t k = i; k < j; k++) {
 			struct rep_proc *p = s[k];
+			REP_AHEAD_ALL(s, n, k);
 			if (p->last_ts > h->now)
 				h->now = p->last_ts;
 			p->h = h;
@@ -703,6 +707,8 @@ static const char *framework(struct rep_job *job)
 	for (size_t i = 0; i < n; i++) {
 		struct rep_proc *p = i < job->mains.n ? job->mains.v[i] :
 				     job->unranked.v[i - job->mains.n];
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, id);
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, nconn);
 		/* From what every record has (command line, environment,
 		 * connect roles), never from a dump's frames: the label must
 		 * not change with whether a dump happened. */
@@ -744,6 +750,7 @@ void ht_rep_model(struct rep_job *job)
 	job->t0 = INFINITY;
 	job->now = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
+		REP_AHEAD_P(s, n, i, ts0);
 		if (s[i]->ts0 < job->t0)
 			job->t0 = s[i]->ts0;
 		if (s[i]->last_ts > job->now)
@@ -752,6 +759,9 @@ void ht_rep_model(struct rep_job *job)
 	if (isinf(job->now))
 		job->now = NAN;
 	for (size_t i = 0; i < n; i++) {
+		REP_AHEAD_ALL(s, n, i);
+		REP_AHEAD_IN(s, n, i, dumps);
+		REP_AHEAD_IN(s, n, i, ph);
 		s[i]->gpu = gpu_active(s[i]);
 		end_state(&here, s[i], job->now);
 		if (s[i]->stalled || s[i]->gave_up)
@@ -765,8 +775,11 @@ void ht_rep_model(struct rep_job *job)
 	struct host_pid *k = malloc((n + 1) * sizeof(*k));
 	if (k == NULL)
 		abort();
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		REP_AHEAD_P(s, n, i, id);
+		REP_AHEAD_P(s, n, i, ts0);
 		k[i] = (struct host_pid){ rep_id(s[i])->host, s[i]->pid, s[i]->ts0, s[i] };
+	}
 	rep_sort_grouped(k, n, sizeof(*k), cmp_host, cmp_host_pid);
 	for (size_t i = 0; i < n; i++)
 		s[i] = k[i].p;
@@ -776,6 +789,8 @@ void ht_rep_model(struct rep_job *job)
 	/* A launcher wrapper (a torchrun agent under srun) holds an identity
 	 * of another kind than the ranks below it: not a rank of the job. */
 	for (size_t i = 0; i < n; i++) {
+		REP_AHEAD_P(s, n, i, id);
+		REP_AHEAD_P(s, n, i, parent);
 		if (!ht_rep__real_kind(s[i]))
 			continue;
 		for (struct rep_proc *q = s[i]->parent; q != NULL; q = q->parent)
@@ -789,13 +804,12 @@ void ht_rep_model(struct rep_job *job)
 	missing(job);
 	hosts(job, s, n);
 	free(s);
+	for (size_t i = 0; i < job->procs.n && job->job_id == NULL; i++)
+		job->job_id = rep_id((struct rep_proc *)job->procs.v[i])->job;	/* the first given */
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		if (rep_id(p)->job != NULL && job->job_id == NULL)
-			job->job_id = rep_id(p)->job;
-	}
-	for (size_t i = 0; i < job->procs.n; i++) {
-		struct rep_proc *p = job->procs.v[i];
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, is_main);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, main);
 		if (!p->is_main && p->main != NULL) {
 			struct rep_proc *m = ht_rep_main_of(p);
 			if (m->rel == NULL)
@@ -811,6 +825,7 @@ void ht_rep_model(struct rep_job *job)
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			struct rep_proc *p = lists[l]->v[i];
+			REP_AHEAD_ALL(lists[l]->v, lists[l]->n, i);
 			p->failed = !ht_rep_steady(p) && !p->killed &&
 				    (p->end == REP_VANISHED ||
 				     (p->end == REP_SIGNALED &&
@@ -870,6 +885,8 @@ size_t ht_rep_phase_ranks(const struct rep_job *job, int ph, int64_t *ranks, siz
 	size_t n = 0, st = 0, en = 0;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, cur_phase);
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, stalled);
 		if (p->cur_phase != ph)
 			continue;
 		ranks[n++] = p->rank;

@@ -543,6 +543,23 @@ struct rep_phase *ht_rep_ph_w(struct rep_arena *a, struct rep_proc *p, int i);
 					      const struct T *v);
 REP_SHARED_KINDS(REP_SHARED_DECL)
 
+/* rep_ahead (util.h) over process records v[0..n): member m; the whole
+ * record; what member m points at. */
+#define REP_AHEAD_P(v, n, i, m) rep_ahead((void *const *)(v), n, i, offsetof(struct rep_proc, m))
+#define REP_AHEAD_ALL(v, n, i) rep_ahead_all((void *const *)(v), n, i, sizeof(struct rep_proc))
+#define REP_AHEAD_IN(v, n, i, m) \
+	rep_ahead_in((void *const *)(v), n, i, offsetof(struct rep_proc, m), 0)
+#define REP_AHEAD_IN_AT(v, n, i, m, T, tm) \
+	rep_ahead_in((void *const *)(v), n, i, offsetof(struct rep_proc, m), offsetof(T, tm))
+/* Its rank and phase, its exit, its end and stall (the lines most passes
+ * over the mains read). */
+#define REP_AHEAD_STATE(v, n, i)                      \
+	do {                                          \
+		REP_AHEAD_P(v, n, i, rank);           \
+		REP_AHEAD_P(v, n, i, have_exit);      \
+		REP_AHEAD_P(v, n, i, end);            \
+	} while (0)
+
 /* p's ident, to write: a copy of its own made in a. */
 struct rep_ident *ht_rep_ident_w(struct rep_arena *a, struct rep_proc *p);
 /* p's version k (HT_VER_*) set to value, told by provider at loc. */

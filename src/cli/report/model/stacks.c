@@ -402,6 +402,9 @@ void ht_rep_stacks(struct rep_job *job)
 	for (int l = 0; l < 2; l++)
 		for (size_t i = 0; i < lists[l]->n; i++) {
 			struct rep_proc *p = lists[l]->v[i];
+			REP_AHEAD_P(lists[l]->v, lists[l]->n, i, stalled);
+			REP_AHEAD_P(lists[l]->v, lists[l]->n, i, last_dump);
+			REP_AHEAD_IN(lists[l]->v, lists[l]->n, i, last_dump);
 			if (p->stalled)
 				add_proc(job, &frames, &groups, memo, p);
 		}
