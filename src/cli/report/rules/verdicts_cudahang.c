@@ -53,6 +53,10 @@ void ht_rep_rules_cuda_init_hang(struct rep_job *job)
 {
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, end);
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, stalled);
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, last_dump);
+		REP_AHEAD_IN_AT(job->mains.v, job->mains.n, i, last_dump, struct rep_dump, call);
 		const struct rep_call *c;
 		/* Still there, or killed there (by the job's end, after its dump). */
 		bool there = p->end == REP_RUNNING || p->killed ||

@@ -347,6 +347,9 @@ static void init_errors(struct rep_job *job)
 	struct rep_list l = REP_LIST(struct nerr);
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, ncomms);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, comms);
+		REP_AHEAD_IN_AT(job->procs.v, job->procs.n, i, comms, struct rep_comm, failed);
 		for (size_t k = 0; k < p->ncomms; k++) {
 			const struct rep_comm *c = &p->comms[k];
 			if (!c->failed || c->nested)
@@ -640,6 +643,10 @@ void ht_rep_rules_nccl(struct rep_job *job)
 	struct keys_last last = { 0 };
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, ncomms);
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, comms);
+		REP_AHEAD_IN(job->mains.v, job->mains.n, i, comms);
+		REP_AHEAD_IN_AT(job->mains.v, job->mains.n, i, comms, struct rep_comm, key);
 		keys(job, p, &last);
 		for (size_t k = 0; k < p->ncomms; k++) {
 			struct rep_comm *c = &p->comms[k];

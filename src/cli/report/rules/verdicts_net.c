@@ -198,6 +198,9 @@ static void unreachable(struct rep_job *job)
 	struct rep_list l = REP_LIST(struct fail);
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, nconn);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, conn);
+		REP_AHEAD_IN(job->procs.v, job->procs.n, i, conn);
 		for (size_t k = 0; k < p->nconn; k++) {
 			const struct rep_connect *c = &p->conn[k];
 			const char *cls = failure_class(c);
@@ -312,6 +315,8 @@ static void master_addr_loopback(struct rep_job *job)
 	for (int pass = 0; pass < 2; pass++)
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, rare);
+		REP_AHEAD_P(job->procs.v, job->procs.n, i, id);
 		const struct rep_resolve *res = NULL;
 		const struct rep_rare *r = rep_rare(p);
 		for (size_t k = 0; k < r->nres && res == NULL; k++)
