@@ -201,6 +201,7 @@ static const char *job_endpoint(struct rep_job *job)
 	for (size_t i = 0; i < job->mains.n; i++) {
 		const struct rep_proc *p = job->mains.v[i];
 		REP_AHEAD_P(job->mains.v, job->mains.n, i, nconn);
+		REP_AHEAD_P(job->mains.v, job->mains.n, i, conn);
 		REP_AHEAD_IN(job->mains.v, job->mains.n, i, conn);
 		const char *best = NULL;
 		for (size_t k = 0; k < p->nconn && best == NULL; k++)

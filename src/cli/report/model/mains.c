@@ -237,30 +237,21 @@ void ht_rep__place_others(struct rep_job *job)
 	/* By depth, each depth in the job's order (a counting sort: as a
 	 * stable sort leaves them) */
 	int top = 0;
-	for (size_t i = 0; i < n; i++) {
-		REP_AHEAD_P(job->procs.v, n, i, depth);
+	for (size_t i = 0; i < n; i++)
 		top = ((struct rep_proc *)job->procs.v[i])->depth > top ?
 			      ((struct rep_proc *)job->procs.v[i])->depth : top;
-	}
 	size_t *at = calloc((size_t)top + 2, sizeof(*at));
 	if (at == NULL)
 		abort();
-	for (size_t i = 0; i < n; i++) {
-		REP_AHEAD_P(job->procs.v, n, i, depth);
+	for (size_t i = 0; i < n; i++)
 		at[((struct rep_proc *)job->procs.v[i])->depth + 1]++;
-	}
 	for (int d = 1; d <= top + 1; d++)
 		at[d] += at[d - 1];
-	for (size_t i = 0; i < n; i++) {
-		REP_AHEAD_P(job->procs.v, n, i, depth);
+	for (size_t i = 0; i < n; i++)
 		s[at[((struct rep_proc *)job->procs.v[i])->depth]++] = job->procs.v[i];
-	}
 	free(at);
 	for (size_t i = 0; i < n; i++) {
 		struct rep_proc *p = s[i];
-		REP_AHEAD_P(s, n, i, is_main);
-		REP_AHEAD_P(s, n, i, main);
-		REP_AHEAD_P(s, n, i, parent);
 		if (p->is_main || p->main != NULL)
 			continue;
 		if (p->parent != NULL && (p->parent->is_main || p->parent->main != NULL)) {
@@ -275,8 +266,6 @@ void ht_rep__place_others(struct rep_job *job)
 	/* A wrapper is shown with the first main below it. */
 	for (size_t i = n; i-- > 0;) {
 		struct rep_proc *p = s[i];
-		if (i >= REP_AHEAD)
-			__builtin_prefetch(&s[i - REP_AHEAD]->parent);
 		if (p->parent != NULL && p->parent->main == NULL && !p->parent->is_main)
 			p->parent->main = p->is_main ? p : p->main;
 	}

@@ -365,7 +365,6 @@ struct rep_cudainit {
 	int stub;			/* -1 unknown */
 };
 
-
 struct rep_proc {
 	uint32_t file;
 	uint32_t lines;
@@ -551,8 +550,8 @@ REP_SHARED_KINDS(REP_SHARED_DECL)
 	rep_ahead_in((void *const *)(v), n, i, offsetof(struct rep_proc, m), 0)
 #define REP_AHEAD_IN_AT(v, n, i, m, T, tm) \
 	rep_ahead_in((void *const *)(v), n, i, offsetof(struct rep_proc, m), offsetof(T, tm))
-/* Its rank and phase, its exit, its end and stall (the lines most passes
- * over the mains read). */
+/* The lines of its rank, its exit, and its end and stall (what the
+ * graph's passes over the mains read). */
 #define REP_AHEAD_STATE(v, n, i)                      \
 	do {                                          \
 		REP_AHEAD_P(v, n, i, rank);           \

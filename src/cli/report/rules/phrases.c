@@ -94,7 +94,6 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 	*who = NULL;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		REP_AHEAD_STATE(job->mains.v, job->mains.n, i);
 		if (!rep_waited(p) || ht_rep_ranks_hold(blamed, nb, p->rank, true))
 			continue;
 		count[p->cur_phase + 1]++;
@@ -114,7 +113,6 @@ const char *ht_rep_waiters(struct rep_job *job, const struct rep_verdict *v,
 		abort();
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		REP_AHEAD_STATE(job->mains.v, job->mains.n, i);
 		if (!rep_waited(p) || ht_rep_ranks_hold(blamed, nb, p->rank, true))
 			continue;
 		if (p->cur_phase + 1 == best) {

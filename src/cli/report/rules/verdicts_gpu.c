@@ -79,9 +79,6 @@ static void cuda_init(struct rep_job *job)
 		abort();
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		REP_AHEAD_P(job->procs.v, job->procs.n, i, cuda_inherited);
-		REP_AHEAD_P(job->procs.v, job->procs.n, i, vers);
-		REP_AHEAD_IN(job->procs.v, job->procs.n, i, ph);
 		/* A child forked after its parent's cuInit fails in CUDA
 		 * because of the fork: fork_after_cuda_init says so. */
 		if (p->cuda_inherited && p->nexec == 0)
@@ -178,7 +175,6 @@ static void fork_after_init(struct rep_job *job)
 	struct rep_proc *first = NULL;
 	for (size_t i = 0; i < job->procs.n; i++) {
 		struct rep_proc *p = job->procs.v[i];
-		REP_AHEAD_P(job->procs.v, job->procs.n, i, cuda_inherited);
 		if (!p->cuda_inherited || p->nexec > 0)
 			continue;
 		bool touched = rep_rare(p)->cuda_after_fork || rep_rare(p)->ncerr > 0 ||
@@ -260,8 +256,6 @@ static void version_mismatch(struct rep_job *job)
 	for (int k = 0; k < REP_VER_COUNT; k++) {
 		size_t n = 0;
 		for (size_t i = 0; i < job->mains.n; i++) {
-			REP_AHEAD_P(job->mains.v, job->mains.n, i, vers);
-			REP_AHEAD_P(job->mains.v, job->mains.n, i, cuda_init);
 			int64_t x = version_of(job->mains.v[i], k);
 			if (x != REP_UNKNOWN && x > 0)
 				vals[n++] = x;

@@ -147,10 +147,8 @@ static bool killed_waiting(const struct rep_proc *p)
 static size_t count_waiting(const struct rep_job *job)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < job->mains.n; i++) {
-		REP_AHEAD_P(job->mains.v, job->mains.n, i, end);
+	for (size_t i = 0; i < job->mains.n; i++)
 		n += rep_waited(job->mains.v[i]);
-	}
 	return n;
 }
 
@@ -237,7 +235,6 @@ static void rank_exited(struct rep_job *job)
 	size_t nwait = count_waiting(job);
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		REP_AHEAD_STATE(job->mains.v, job->mains.n, i);
 		if (p->end == REP_RUNNING || killed_waiting(p))
 			continue;
 		bool bad = p->failed || p->end == REP_VANISHED ||
@@ -424,7 +421,6 @@ static void straggler(struct rep_job *job)
 	int lo = HT_PHASE_COUNT, hi = -1;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		REP_AHEAD_STATE(job->mains.v, job->mains.n, i);
 		if (present(p) || p->gave_up)
 			population++;
 		if (present(p) && level(p->cur_phase) < lo)
@@ -548,8 +544,6 @@ static void world_size_mismatch(struct rep_job *job)
 	size_t n_other = 0;
 	for (size_t i = 0; i < job->mains.n; i++) {
 		struct rep_proc *p = job->mains.v[i];
-		REP_AHEAD_P(job->mains.v, job->mains.n, i, id);
-		REP_AHEAD_P(job->mains.v, job->mains.n, i, rank);
 		bool differs = rep_id(p)->world_size != REP_UNKNOWN && rep_id(p)->world_size != job->world_size;
 		bool outside = p->rank >= job->world_size;
 		if (!differs && !outside)
@@ -600,7 +594,6 @@ static void duplicate_rank(struct rep_job *job)
 	size_t pairs = 0;
 	for (size_t i = 0; i + 1 < job->mains.n; i++) {
 		struct rep_proc *a = job->mains.v[i], *b = job->mains.v[i + 1];
-		REP_AHEAD_P(job->mains.v, job->mains.n, i, rank);
 		if (a->rank != b->rank)
 			continue;
 		/* Only within one launcher kind (an agent's srun rank is not a
