@@ -178,7 +178,6 @@ static bool claim(const char *dir)
 	return true;
 }
 
-
 /* Sleeps ms in steps, serving the watchdog's requests between them. */
 static void wait_serving(long ms, void (*serve)(void))
 {
